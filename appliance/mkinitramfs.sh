@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Build a guest root initramfs: static busybox, our PID 1, and the given files.
+#
+#   mkinitramfs.sh OUT.cpio.gz [SRC=DST ...]
+#
+# Every SRC must exist; DST is the path inside the guest (parent directories
+# are created; a SRC that is executable stays executable).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/log.sh
+. "$here/../lib/log.sh"
+
+out=${1:?usage: mkinitramfs.sh OUT.cpio.gz [SRC=DST ...]}
+shift
+busybox=${BUSYBOX:-/bin/busybox}
+[[ -x $busybox ]] || die "$busybox: not found (install Debian package busybox-static)"
+# The guest has no dynamic loader: everything in it must be static.
+if readelf -l "$busybox" | grep -q 'program interpreter'; then
+	die "$busybox is dynamically linked (install Debian package busybox-static)"
+fi
+need_cmd cpio cpio
+
+stage=$(mktemp -d)
+chmod 755 "$stage" # the guest root: mktemp makes it 0700, which locks out non-root users
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,sbin,etc/bpk/jobs,proc,sys,dev,tmp,run,var,root,mnt}
+cp "$busybox" "$stage/bin/busybox"
+for applet in $("$busybox" --list); do
+	[[ -e $stage/bin/$applet ]] || ln -s busybox "$stage/bin/$applet"
+done
+cp "$here/guest/init" "$stage/init"
+echo 'root:x:0:0:root:/root:/bin/sh' >"$stage/etc/passwd"
+echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$stage/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+
+for spec in "$@"; do
+	[[ $spec == ?*=/?* ]] || die "'$spec' is not SRC=/DST"
+	src=${spec%%=*} dst=${spec#*=}
+	[[ -e $src ]] || die "$src: not found (wanted in the initramfs as $dst)"
+	mkdir -p "$stage$(dirname "$dst")"
+	cp -L "$src" "$stage$dst"
+done
+
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --owner 0:0 --quiet) |
+	gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

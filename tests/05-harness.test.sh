@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The QEMU harness never hangs: a guest that does not finish is killed at
+# the timeout, qemu-run says so and exits 124, and no QEMU is left running.
+# Bad arguments are refused with one line before anything boots.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+
+run=$top/appliance/qemu-run.sh
+initrd=$build/guard-initramfs.cpio.gz
+
+t0=$(now_ms)
+rc=0
+"$run" --kernel "$kernel/bzImage" --initrd "$initrd" --append "bpk.job=sleep-forever" \
+	--timeout 25 --console "$out/console.log" --port "results=$out/results.txt" \
+	2>"$out/stderr.log" || rc=$?
+dt=$(($(now_ms) - t0))
+msg=$(grep 'did not finish' "$out/stderr.log" || true)
+check harness.timeout_kills_qemu "exit $rc after $(fmt_ms "$dt"): ${msg:-no timeout message}" \
+	test "$rc" = 124 -a -n "$msg" -a "$dt" -lt 40000
+check harness.guest_was_running "the job had started: $(grep -c 'sleeping forever' "$out/results.txt") line(s)" \
+	grep -q 'sleeping forever' "$out/results.txt"
+left=$(pgrep -f -- "-serial file:$out/console.log" || true)
+check harness.no_qemu_left "QEMU processes on this console: ${left:-none}" test -z "$left"
+
+bad() { # bad NAME WANT-IN-MESSAGE ARGS...
+	local name=$1 want=$2 rc=0 msg
+	shift 2
+	msg=$("$run" "$@" 2>&1 >/dev/null) || rc=$?
+	if ((rc != 0)) && [[ $(wc -l <<<"$msg") -eq 1 && $msg == *"$want"* ]]; then
+		pass "harness.bad_input.$name" "exit $rc: $msg"
+	else
+		fail "harness.bad_input.$name" "exit $rc: $msg"
+	fi
+}
+bad missing_kernel "nonexistent: kernel image not found" --kernel /nonexistent --initrd "$initrd" --console "$out/c"
+bad bad_accel "--accel 'fast'" --kernel "$kernel/bzImage" --initrd "$initrd" --console "$out/c" --accel fast
+bad bad_timeout "--timeout 'soon'" --kernel "$kernel/bzImage" --initrd "$initrd" --console "$out/c" --timeout soon
+bad unknown_arg "unknown argument '--frobnicate'" --frobnicate

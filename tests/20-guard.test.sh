@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Guard tests a-g, booted: tests/guard/main.c runs as PID 1's job in the
+# patched guest and reports one RESULT line per check over a virtio port.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+
+initrd=$build/guard-initramfs.cpio.gz
+[[ -r $initrd ]] || { fail guard.initramfs "$initrd missing: run make guard"; exit 1; }
+
+# Every check main.c must report; a missing one is a failure, not a skip.
+expected=(sysctl_default_off a.needs_flag b.loads.fentry b.loads.fexit b.loads.kprobe
+	b.loads.tracepoint b.loads.raw_tracepoint b.loads.perf_event c.needs_cap_sys_boot
+	d.needs_sysctl e.sysctl_write_needs_cap_sys_admin e.sysctl_rejects_2
+	e.sysctl_rejects_minus_1 e.sysctl_read_by_anyone f.refused.socket_filter
+	f.refused.xdp g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_with_cap_sys_boot)
+
+rc=0
+"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
+	--append "bpk.job=guard-checks" --timeout 180 \
+	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+if ((rc != 0)); then
+	fail guard.boot "qemu-run exited $rc; console tail: $(tail -3 "$out/console.log" | tr '\n' ' ')"
+	exit 1
+fi
+for id in "${expected[@]}"; do
+	line=$(grep -F "RESULT " "$out/results.txt" | grep -F " $id: " | head -1 || true)
+	case $line in
+	"RESULT PASS "*) pass "guard.$id" "${line#RESULT PASS "$id": }" ;;
+	"RESULT FAIL "*) fail "guard.$id" "${line#RESULT FAIL "$id": }" ;;
+	*) fail "guard.$id" "no result from the guest (console: $out/console.log)" ;;
+	esac
+done
+unexpected=$(grep '^RESULT ' "$out/results.txt" | awk '{print $3}' | tr -d : |
+	grep -vxF -f <(printf '%s\n' "${expected[@]}") || true)
+check guard.no_unknown_results "unexpected: ${unexpected:-none}" test -z "$unexpected"
+done_line=$(grep '^GUARD-DONE' "$out/results.txt" || true)
+check guard.ran_to_the_end "${done_line:-no GUARD-DONE line}; $(grep '^JOB-EXIT' "$out/results.txt" || echo 'no JOB-EXIT')" \
+	test "$done_line" = "GUARD-DONE ${#expected[@]}"

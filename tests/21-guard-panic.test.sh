@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Guard test i, the real thing: a program calls bpf_panic() with a message
+# full of format directives; the guest must panic and print the message on
+# the console character for character (it is never used as a format).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+
+initrd=$build/guard-initramfs.cpio.gz
+[[ -r $initrd ]] || { fail guard.initramfs "$initrd missing: run make guard"; exit 1; }
+msg=$(cat "$top/tests/guard/panic-message")
+
+rc=0
+"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
+	--append "bpk.job=guard-panic" --timeout 180 \
+	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+want="Kernel panic - not syncing: $msg"
+got=$(grep -a 'Kernel panic - not syncing' "$out/console.log" | head -1 | tr -d '\r' || true)
+# The console line may carry a printk timestamp prefix; compare what follows.
+got=${got#*\] }
+if ((rc == 0)) && [[ $got == "$want" ]]; then
+	pass guard.i.panic_message_verbatim "console: $got"
+else
+	fail guard.i.panic_message_verbatim "qemu-run exit $rc; want: $want; got: ${got:-no panic line}"
+fi
+check guard.i.job_did_not_survive "the job never reported an exit status" \
+	test -z "$(grep '^JOB-EXIT' "$out/results.txt" || true)"

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guard: the bpf_panic guard tests, run as root (all capabilities) inside
+ * the appliance guest.
+ *
+ *   guard checks        run every check, one "RESULT PASS|FAIL id: ..." line
+ *                       each, then "GUARD-DONE <n>"
+ *   guard panic MSG     arm a raw_tracepoint/sys_enter program that calls
+ *                       bpf_panic(MSG); the next syscall panics the guest
+ *
+ * Each check observes the kernel's answer itself: the errno of the load or
+ * write, the verifier log line, the value read back.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "privs.h"
+#include "progs.h"
+#include "sysctl.h"
+
+#define NOBODY 65534
+
+static char vlog[VLOG_SIZE];
+static int msg_fd = -1;
+
+static const struct prog_kind fentry = { "fentry", BPF_PROG_TYPE_TRACING,
+					 BPF_TRACE_FENTRY, "dentry_open" };
+static const struct prog_kind fexit = { "fexit", BPF_PROG_TYPE_TRACING,
+					BPF_TRACE_FEXIT, "dentry_open" };
+static const struct prog_kind kprobe = { "kprobe", BPF_PROG_TYPE_KPROBE, 0,
+					 NULL };
+static const struct prog_kind tracepoint = { "tracepoint",
+					     BPF_PROG_TYPE_TRACEPOINT, 0,
+					     NULL };
+static const struct prog_kind raw_tp = { "raw_tracepoint",
+					 BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
+					 NULL };
+static const struct prog_kind perf_event = { "perf_event",
+					     BPF_PROG_TYPE_PERF_EVENT, 0,
+					     NULL };
+static const struct prog_kind socket_filter = { "socket_filter",
+						BPF_PROG_TYPE_SOCKET_FILTER, 0,
+						NULL };
+static const struct prog_kind xdp = { "xdp", BPF_PROG_TYPE_XDP, 0, NULL };
+
+static int failures;
+static int checks_run;
+
+/* Print one result line; @ok decides PASS/FAIL, the rest says what was seen. */
+static void result(int ok, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks_run++;
+	if (!ok)
+		failures++;
+	printf("RESULT %s %s: ", ok ? "PASS" : "FAIL", id);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* First line of the verifier log that contains @needle, or "" */
+static const char *log_line(const char *needle)
+{
+	static char line[256];
+	const char *p = strstr(vlog, needle), *start, *end;
+
+	if (!p)
+		return "";
+	for (start = p; start > vlog && start[-1] != '\n'; start--)
+		;
+	end = strchr(p, '\n');
+	snprintf(line, sizeof(line), "%.*s",
+		 (int)(end ? end - start : (long)strlen(start)), start);
+	return line;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+static int set_sysctl(const char *val)
+{
+	int err = sysctl_write(DESTRUCTIVE_SYSCTL, val);
+
+	if (err)
+		fprintf(stderr, "guard: cannot write %s to %s: %s\n", val,
+			DESTRUCTIVE_SYSCTL, strerror(-err));
+	return err;
+}
+
+/* Expect the load to fail with @want_err and the log to contain @want_log. */
+static void expect_refused(const char *id, const struct prog_kind *kind,
+			   unsigned int flags, int want_err,
+			   const char *want_log)
+{
+	int fd = load_panic_prog(kind, msg_fd, flags, vlog, sizeof(vlog));
+	const char *line = log_line(want_log);
+
+	result(fd == want_err && *line, id,
+	       "%s load -> %s (want %s), log: \"%s\"", kind->name,
+	       fd >= 0 ? "loaded" : strerror(-fd), strerror(-want_err),
+	       *line ? line : vlog);
+	close_fd(fd);
+}
+
+static void expect_loaded(const char *id, const struct prog_kind *kind)
+{
+	int fd = load_panic_prog(kind, msg_fd, BPF_F_DESTRUCTIVE, vlog,
+				 sizeof(vlog));
+
+	result(fd >= 0, id,
+	       "%s with BPF_F_DESTRUCTIVE, CAP_SYS_BOOT, sysctl=1 -> %s%s%s",
+	       kind->name, fd >= 0 ? "loaded" : strerror(-fd),
+	       fd >= 0 ? "" : ", log: ", fd >= 0 ? "" : vlog);
+	close_fd(fd);
+}
+
+static void check_needs_flag(void)
+{
+	if (set_sysctl("1")) {
+		result(0, "a.needs_flag", "cannot enable the sysctl");
+		return;
+	}
+	expect_refused("a.needs_flag", &fentry, 0, -EACCES,
+		       "require BPF_F_DESTRUCTIVE");
+}
+
+static void check_loads(void)
+{
+	const struct prog_kind *kinds[] = { &fentry,	 &fexit,  &kprobe,
+					    &tracepoint, &raw_tp, &perf_event };
+	char id[64];
+
+	if (set_sysctl("1")) {
+		result(0, "b.loads", "cannot enable the sysctl");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		snprintf(id, sizeof(id), "b.loads.%s", kinds[i]->name);
+		expect_loaded(id, kinds[i]);
+	}
+}
+
+static void check_needs_cap_sys_boot(void)
+{
+	int err;
+
+	if (set_sysctl("1")) {
+		result(0, "c.needs_cap_sys_boot", "cannot enable the sysctl");
+		return;
+	}
+	err = cap_drop_effective(CAP_SYS_BOOT);
+	if (err) {
+		result(0, "c.needs_cap_sys_boot", "capset: %s", strerror(-err));
+		return;
+	}
+	expect_refused("c.needs_cap_sys_boot", &fentry, BPF_F_DESTRUCTIVE,
+		       -EINVAL, "unknown func bpf_panic");
+	err = cap_raise_effective(CAP_SYS_BOOT);
+	if (err) {
+		fprintf(stderr, "guard: cannot raise CAP_SYS_BOOT again: %s\n",
+			strerror(-err));
+		exit(2);
+	}
+}
+
+static void check_needs_sysctl(void)
+{
+	if (set_sysctl("0")) {
+		result(0, "d.needs_sysctl", "cannot disable the sysctl");
+		return;
+	}
+	expect_refused("d.needs_sysctl", &fentry, BPF_F_DESTRUCTIVE, -EINVAL,
+		       "unknown func bpf_panic");
+}
+
+static void check_sysctl_write_needs_cap(void)
+{
+	const char *id = "e.sysctl_write_needs_cap_sys_admin";
+	int err, werr, val = -1;
+
+	if (set_sysctl("0")) {
+		result(0, id, "cannot reset the sysctl");
+		return;
+	}
+	err = cap_drop_effective(CAP_SYS_ADMIN);
+	if (err) {
+		result(0, id, "capset: %s", strerror(-err));
+		return;
+	}
+	werr = sysctl_write(DESTRUCTIVE_SYSCTL, "1");
+	err = cap_raise_effective(CAP_SYS_ADMIN);
+	if (err) {
+		fprintf(stderr, "guard: cannot raise CAP_SYS_ADMIN again: %s\n",
+			strerror(-err));
+		exit(2);
+	}
+	err = sysctl_read(DESTRUCTIVE_SYSCTL, &val);
+	result(werr == -EPERM && !err && val == 0, id,
+	       "write 1 without CAP_SYS_ADMIN -> %s (want EPERM), value now %d (want 0)",
+	       werr ? strerror(-werr) : "accepted", val);
+}
+
+static void check_sysctl_range(const char *id, const char *bad)
+{
+	int werr, err, val = -1;
+
+	if (set_sysctl("1")) {
+		result(0, id, "cannot set the sysctl");
+		return;
+	}
+	werr = sysctl_write(DESTRUCTIVE_SYSCTL, bad);
+	err = sysctl_read(DESTRUCTIVE_SYSCTL, &val);
+	result(werr == -EINVAL && !err && val == 1, id,
+	       "write %s -> %s (want EINVAL), value now %d (want 1)", bad,
+	       werr ? strerror(-werr) : "accepted", val);
+}
+
+/* Read the sysctl as uid/gid nobody with no capabilities, in a child. */
+static void check_sysctl_read_by_anyone(void)
+{
+	const char *id = "e.sysctl_read_by_anyone";
+	int status, val = -1, want = -1;
+	pid_t pid;
+
+	if (set_sysctl("1") || sysctl_read(DESTRUCTIVE_SYSCTL, &want)) {
+		result(0, id, "cannot set the sysctl");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		result(0, id, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		if (setgid(NOBODY) || setuid(NOBODY) || getuid() != NOBODY)
+			_exit(100);
+		if (sysctl_read(DESTRUCTIVE_SYSCTL, &val))
+			_exit(101);
+		_exit(val);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		result(0, id, "waitpid: %s", strerror(errno));
+		return;
+	}
+	val = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	result(val == want, id, "uid %d read -> %s%d (want %d)", NOBODY,
+	       val == 100 ? "setuid failed, " :
+	       val == 101 ? "read failed, " :
+			    "",
+	       val, want);
+}
+
+static void check_other_prog_types(void)
+{
+	if (set_sysctl("1")) {
+		result(0, "f.refused", "cannot enable the sysctl");
+		return;
+	}
+	expect_refused("f.refused.socket_filter", &socket_filter,
+		       BPF_F_DESTRUCTIVE, -EINVAL, "unknown func bpf_panic");
+	expect_refused("f.refused.xdp", &xdp, BPF_F_DESTRUCTIVE, -EINVAL,
+		       "unknown func bpf_panic");
+}
+
+static void check_crash_kexec_kfunc(void)
+{
+	int fd, err;
+
+	if (set_sysctl("0")) {
+		result(0, "g.crash_kexec", "cannot reset the sysctl");
+		return;
+	}
+	err = cap_drop_effective(CAP_SYS_BOOT);
+	if (err) {
+		result(0, "g.crash_kexec", "capset: %s", strerror(-err));
+		return;
+	}
+	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
+	err = cap_raise_effective(CAP_SYS_BOOT);
+	if (err) {
+		fprintf(stderr, "guard: cannot raise CAP_SYS_BOOT again: %s\n",
+			strerror(-err));
+		exit(2);
+	}
+	result(fd == -EACCES && *log_line("require CAP_SYS_BOOT"),
+	       "g.crash_kexec_needs_cap_sys_boot",
+	       "kfunc load without CAP_SYS_BOOT -> %s (want EACCES), log: \"%s\"",
+	       fd >= 0 ? "loaded" : strerror(-fd),
+	       *log_line("CAP_SYS_BOOT") ? log_line("CAP_SYS_BOOT") : vlog);
+	close_fd(fd);
+
+	/* With the capability it loads, sysctl off: the kfunc path does not
+	 * depend on our sysctl, and the refusal above was the capability's.
+	 */
+	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
+	result(fd >= 0, "g.crash_kexec_loads_with_cap_sys_boot",
+	       "kfunc load with CAP_SYS_BOOT, sysctl=0 -> %s%s",
+	       fd >= 0 ? "loaded" : strerror(-fd), fd >= 0 ? "" : vlog);
+	close_fd(fd);
+}
+
+static int run_checks(void)
+{
+	int orig = 0;
+
+	if (sysctl_read(DESTRUCTIVE_SYSCTL, &orig)) {
+		printf("RESULT FAIL sysctl_exists: cannot read %s: %s\n",
+		       DESTRUCTIVE_SYSCTL, strerror(errno));
+		return 1;
+	}
+	result(orig == 0, "sysctl_default_off", "boot value %d (want 0)", orig);
+
+	msg_fd = msg_map_create("guard test");
+	if (msg_fd < 0) {
+		printf("RESULT FAIL msg_map: %s\n", strerror(-msg_fd));
+		return 1;
+	}
+	check_needs_flag();
+	check_loads();
+	check_needs_cap_sys_boot();
+	check_needs_sysctl();
+	check_sysctl_write_needs_cap();
+	check_sysctl_range("e.sysctl_rejects_2", "2");
+	check_sysctl_range("e.sysctl_rejects_minus_1", "-1");
+	check_sysctl_read_by_anyone();
+	check_other_prog_types();
+	check_crash_kexec_kfunc();
+	close(msg_fd);
+	set_sysctl("0");
+	printf("GUARD-DONE %d\n", checks_run);
+	return failures ? 1 : 0;
+}
+
+/* Arm bpf_panic(msg) on every syscall entry, then make one. */
+static int run_panic(const char *msg)
+{
+	int fd, link;
+
+	if (set_sysctl("1"))
+		return 1;
+	msg_fd = msg_map_create(msg);
+	if (msg_fd < 0) {
+		fprintf(stderr, "guard: message map: %s\n", strerror(-msg_fd));
+		return 1;
+	}
+	fd = load_panic_prog(&raw_tp, msg_fd, BPF_F_DESTRUCTIVE, vlog,
+			     sizeof(vlog));
+	if (fd < 0) {
+		fprintf(stderr, "guard: load: %s\n%s\n", strerror(-fd), vlog);
+		return 1;
+	}
+	printf("guard: arming bpf_panic on sys_enter\n");
+	fflush(stdout);
+	link = bpf_raw_tracepoint_open("sys_enter", fd);
+	/* Only reached if the panic did not happen. */
+	fprintf(stderr, "guard: still alive after arming (attach: %s)\n",
+		link < 0 ? strerror(errno) : "ok");
+	sleep(1);
+	fprintf(stderr, "guard: no panic happened\n");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "checks"))
+		return run_checks();
+	if (argc == 3 && !strcmp(argv[1], "panic"))
+		return run_panic(argv[2]);
+	fprintf(stderr, "usage: guard checks | guard panic MESSAGE\n");
+	return 2;
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "progs.h"
+
+#define MSG_MAX 256
+
+#define INSN(c, d, s, o, i)                 \
+	((struct bpf_insn){ .code = (c),    \
+			    .dst_reg = (d), \
+			    .src_reg = (s), \
+			    .off = (o),     \
+			    .imm = (i) })
+/* dst = address of the first byte of map @fd's value: two slots */
+#define LD_MAP_VALUE(dst, fd)                                              \
+	INSN(BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_VALUE, 0, fd), \
+		INSN(0, 0, 0, 0, 0)
+#define CALL_HELPER(id) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
+#define CALL_KFUNC(btf_id) \
+	INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, btf_id)
+#define LDX_DW(dst, src, off) INSN(BPF_LDX | BPF_MEM | BPF_DW, dst, src, off, 0)
+#define MOV64_IMM(dst, imm) INSN(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm)
+#define EXIT_INSN() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+#define R0 BPF_REG_0
+#define R1 BPF_REG_1
+
+int msg_map_create(const char *msg)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_RDONLY_PROG);
+	char value[MSG_MAX] = { 0 };
+	int fd, zero = 0, err;
+
+	if (strlen(msg) >= sizeof(value))
+		return -E2BIG;
+	memcpy(value, msg, strlen(msg));
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "guard_msg", sizeof(zero),
+			    sizeof(value), 1, &opts);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(fd, &zero, value, BPF_ANY) ||
+	    bpf_map_freeze(fd)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int load(enum bpf_prog_type type, enum bpf_attach_type attach_type,
+		const char *attach_to, const struct bpf_insn *insns,
+		size_t insn_cnt, unsigned int prog_flags, char *log,
+		size_t log_size)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_level = 1, .log_buf = log,
+		    .log_size = log_size, .prog_flags = prog_flags,
+		    .expected_attach_type = attach_type);
+	int fd;
+
+	log[0] = '\0';
+	if (attach_to) {
+		int id = libbpf_find_vmlinux_btf_id(attach_to, attach_type);
+
+		if (id < 0) {
+			snprintf(log, log_size, "no BTF id for %s: %s",
+				 attach_to, strerror(-id));
+			return id;
+		}
+		opts.attach_btf_id = id;
+	}
+	fd = bpf_prog_load(type, "guard", "GPL", insns, insn_cnt, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+int load_panic_prog(const struct prog_kind *kind, int msg_map_fd,
+		    unsigned int prog_flags, char *log, size_t log_size)
+{
+	const struct bpf_insn insns[] = {
+		LD_MAP_VALUE(R1, msg_map_fd),
+		CALL_HELPER(BPF_FUNC_panic),
+		MOV64_IMM(R0, 0),
+		EXIT_INSN(),
+	};
+
+	return load(kind->type, kind->attach_type, kind->attach_to, insns,
+		    sizeof(insns) / sizeof(insns[0]), prog_flags, log,
+		    log_size);
+}
+
+int load_crash_kexec_prog(char *log, size_t log_size)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id;
+
+	if (!vmlinux) {
+		snprintf(log, log_size, "cannot load vmlinux BTF: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	id = btf__find_by_name_kind(vmlinux, "crash_kexec", BTF_KIND_FUNC);
+	btf__free(vmlinux);
+	if (id < 0) {
+		snprintf(log, log_size, "crash_kexec not in vmlinux BTF");
+		return id;
+	}
+
+	/* tp_btf/sys_enter: ctx[0] is the syscall's struct pt_regs * */
+	const struct bpf_insn insns[] = {
+		LDX_DW(R1, R1, 0),
+		CALL_KFUNC(id),
+		MOV64_IMM(R0, 0),
+		EXIT_INSN(),
+	};
+
+	return load(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "sys_enter", insns,
+		    sizeof(insns) / sizeof(insns[0]), 0, log, log_size);
+}

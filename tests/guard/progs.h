@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hand-assembled BPF programs for the guard tests. They are built from raw
+ * instructions, not compiled, so that each test controls exactly which call
+ * the verifier sees and which program type and flags it is loaded with.
+ */
+#ifndef GUARD_PROGS_H
+#define GUARD_PROGS_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#define VLOG_SIZE (256 * 1024)
+
+/* Where a program is to be loaded: its type and, for BTF-attached tracing
+ * programs, the kernel function or tracepoint it attaches to.
+ */
+struct prog_kind {
+	const char *name;
+	enum bpf_prog_type type;
+	enum bpf_attach_type attach_type;
+	const char *attach_to; /* NULL when the type needs no attach target */
+};
+
+/* A frozen, program-read-only array map holding @msg: what bpf_panic()
+ * accepts as a constant string. Returns the map fd or -errno.
+ */
+int msg_map_create(const char *msg);
+
+/* Load "r1 = &msg; call bpf_panic; r0 = 0; exit" as @kind with @prog_flags.
+ * Returns the program fd or -errno; the verifier log is left in @log.
+ */
+int load_panic_prog(const struct prog_kind *kind, int msg_map_fd,
+		    unsigned int prog_flags, char *log, size_t log_size);
+
+/* Load a tp_btf/sys_enter program that calls the crash_kexec kfunc with the
+ * tracepoint's pt_regs. Returns the program fd or -errno; log in @log.
+ */
+int load_crash_kexec_prog(char *log, size_t log_size);
+
+#endif
