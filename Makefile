@@ -26,7 +26,7 @@ KERNEL_OK := $(BUILD)/kernel.ok
 KHDR := $(KERNEL)/src/tools/include/uapi
 
 .PHONY: all deps kernel check-series guard test clean distclean
-all: kernel guard
+all: kernel guard appliance triggers host-tools
 
 deps: $(BUILD)/deps.ok
 $(BUILD)/deps.ok: Makefile lib/install-deps.sh
@@ -37,7 +37,7 @@ $(BUILD)/deps.ok: Makefile lib/install-deps.sh
 # The patched kernel: bzImage, vmlinux and the patched tree, behind a symlink
 # into the cache. build-kernel.sh answers from the cache when nothing changed.
 kernel: $(KERNEL_OK)
-$(KERNEL_OK): $(KERNEL_INPUTS) $(BUILD)/deps.ok
+$(KERNEL_OK): $(KERNEL_INPUTS) | $(BUILD)/deps.ok
 	kernel-series/build-kernel.sh $(KERNEL)
 	touch $@
 
@@ -61,7 +61,101 @@ $(BUILD)/guard-initramfs.cpio.gz: $(BUILD)/guard appliance/mkinitramfs.sh applia
 		$(foreach j,$(GUARD_JOBS),$(j)=/etc/bpk/jobs/$(notdir $(j))) \
 		tests/guard/panic-message=/etc/bpk/panic-message
 
-test: $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz
+# --- triggers: CO-RE programs against our kernel's BTF, one loader
+TB := $(BUILD)/triggers
+TRIGGER_NAMES := $(patsubst triggers/%.bpf.c,%,$(wildcard triggers/*.bpf.c))
+TRIGGER_SKELS := $(TRIGGER_NAMES:%=$(TB)/%.skel.h)
+TRIGGERCTL_SRCS := $(filter-out %.bpf.c,$(wildcard triggers/*.c)) $(TB)/names-gen.c
+TRIGGERCTL := $(TB)/triggerctl
+.PHONY: triggers
+triggers: $(TRIGGERCTL)
+
+$(TB)/vmlinux.h: $(KERNEL_OK)
+	@mkdir -p $(@D)
+	bpftool btf dump file $(KERNEL)/vmlinux format c > $@
+
+$(TB)/%.bpf.o: triggers/%.bpf.c triggers/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers -c $< -o $@
+
+$(TB)/%.skel.h: $(TB)/%.bpf.o
+	bpftool gen skeleton $< name $*_bpf > $@
+
+$(TB)/names-gen.c: triggers/gen-names.sh $(KERNEL_OK)
+	@mkdir -p $(@D)
+	triggers/gen-names.sh $(KERNEL)/src $@
+
+# Static, so that the same binary runs in the guest and (list) on the host.
+$(TRIGGERCTL): $(TRIGGERCTL_SRCS) $(wildcard triggers/*.h) $(TRIGGER_SKELS)
+	$(CC) $(CFLAGS) -I$(KHDR) -I$(TB) -Itriggers -static -o $@ $(TRIGGERCTL_SRCS) -lbpf -lelf -lz
+
+# --- the appliance guest: kdump initramfs (dracut) and root initramfs
+AB := $(BUILD)/appliance
+MAKEDUMPFILE_OPTS ?= -l -d 31
+KDUMP_IMG := $(AB)/kdump.img
+ROOT_IMG := $(AB)/root.cpio.gz
+.PHONY: appliance
+appliance: $(ROOT_IMG)
+
+$(AB)/makedumpfile-opts: FORCE
+	@mkdir -p $(@D)
+	@echo '$(MAKEDUMPFILE_OPTS)' | cmp -s - $@ || echo '$(MAKEDUMPFILE_OPTS)' > $@
+
+$(KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(AB)/makedumpfile-opts | $(BUILD)/deps.ok
+	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)"
+
+# The crash kernel is the same bzImage; kexec comes with its libraries.
+$(ROOT_IMG): appliance/mkinitramfs.sh appliance/guest/init $(wildcard appliance/guest/jobs/*) \
+		$(KDUMP_IMG) $(TRIGGERCTL) $(KERNEL_OK)
+	appliance/mkinitramfs.sh $@ $(KERNEL)/bzImage=/boot/bzImage $(KDUMP_IMG)=/boot/kdump.img \
+		$$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
+		$(foreach j,$(wildcard appliance/guest/jobs/*),$(j)=/etc/bpk/jobs/$(notdir $(j)))
+
+.PHONY: FORCE
+FORCE:
+
+# --- host side: the collector and the report's fire-record decoder
+CB := $(BUILD)/collector
+COLLECT := $(CB)/bpk-collect
+COLLECTOR_LIB := collector/flat.c collector/status.c collector/guestlog.c
+$(COLLECT): collector/bpk-collect.c $(COLLECTOR_LIB) $(wildcard collector/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ collector/bpk-collect.c $(COLLECTOR_LIB)
+
+$(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_LIB) analysis/fire_decode.c \
+		$(wildcard collector/*.h analysis/*.h) triggers/fire.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Icollector -Ianalysis -Itriggers -o $@ collector/unit-tests.c \
+		$(COLLECTOR_LIB) analysis/fire_decode.c
+
+FIRE_DECODE := $(BUILD)/analysis/fire-decode
+$(FIRE_DECODE): analysis/fire-decode.c analysis/fire_decode.c analysis/fire_decode.h triggers/fire.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itriggers -o $@ analysis/fire-decode.c analysis/fire_decode.c
+
+.PHONY: host-tools analysis
+host-tools analysis: $(COLLECT) $(FIRE_DECODE) $(CB)/unit-tests
+
+# --- running it
+DEMO_TRIGGER := syscall_errno
+DEMO_ARGS := syscall=openat errno=ENOENT comm=bpk-demo
+RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(COLLECT) $(FIRE_DECODE)
+.PHONY: demo run crash
+demo: $(RUN_DEPS)
+	appliance/run.sh --trigger $(DEMO_TRIGGER) --args "$(DEMO_ARGS)" \
+		--workload appliance/demo/workload --timeout 300
+
+# make run TRIGGER=name ARGS="k=v ..." WORKLOAD=file [REPEAT=n] [TIMEOUT=s] [MEM=1G]
+run: $(RUN_DEPS)
+	@test -n "$(TRIGGER)" || { echo "make run: TRIGGER= is required (triggerctl list)" >&2; exit 2; }
+	appliance/run.sh --trigger "$(TRIGGER)" --args "$(ARGS)" \
+		--workload "$(or $(WORKLOAD),appliance/demo/workload)" --repeat "$(or $(REPEAT),1)" \
+		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)"
+
+# make crash [RUN=runs/<id>]: the report, then crash on that vmcore
+crash: $(FIRE_DECODE)
+	analysis/open-crash.sh $(RUN)
+
+test: $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests
 	tests/run-all.sh
 
 clean:

@@ -4,7 +4,8 @@
 #   mkinitramfs.sh OUT.cpio.gz [SRC=DST ...]
 #
 # Every SRC must exist; DST is the path inside the guest (parent directories
-# are created; a SRC that is executable stays executable).
+# are created; a SRC that is executable stays executable; a dynamically
+# linked one brings its shared libraries).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,12 +35,25 @@ echo 'root:x:0:0:root:/root:/bin/sh' >"$stage/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 
+# A dynamically linked program brings its loader and libraries, at the
+# paths ldd resolves them to (the guest's libc is the build machine's).
+add_libs() {
+	local lib
+	readelf -l "$1" 2>/dev/null | grep -q 'program interpreter' || return 0
+	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		[[ -e $stage$lib ]] && continue
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+
 for spec in "$@"; do
 	[[ $spec == ?*=/?* ]] || die "'$spec' is not SRC=/DST"
 	src=${spec%%=*} dst=${spec#*=}
 	[[ -e $src ]] || die "$src: not found (wanted in the initramfs as $dst)"
 	mkdir -p "$stage$(dirname "$dst")"
 	cp -L "$src" "$stage$dst"
+	add_libs "$src"
 done
 
 mkdir -p "$(dirname "$out")"

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Open a run's vmcore in crash (batch) and write RUN/report.txt: the fire
+# record read from the dump, the panic, the panicking task and its
+# backtrace, the kernel log, BPF programs and maps, memory. Prints the report.
+#
+#   report.sh RUN-DIR [--vmlinux FILE]
+#
+# crash 8.0.2 needs --kaslr=auto for a KASLR guest's dump, and cannot walk
+# 6.1's maple trees (vm): that is said in the report, not attempted.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/log.sh
+. "$here/../lib/log.sh"
+
+run=${1:?usage: report.sh RUN-DIR [--vmlinux FILE]}
+shift
+vmlinux=
+while (($#)); do
+	case $1 in
+	--vmlinux) vmlinux=${2:?--vmlinux needs a file} && shift ;;
+	*) die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+[[ -d $run && -r $run ]] || die "$run: not a readable run directory"
+[[ -r $run/run.meta ]] || die "$run: no run.meta (not a run directory?)"
+metaval() { sed -n "s/^$1=//p" "$run/run.meta" | head -1; }
+if [[ ! -r $run/vmcore ]]; then
+	die "$run: no vmcore to open (run status: $(metaval status): $(metaval reason))"
+fi
+[[ -n $vmlinux ]] || vmlinux=$(metaval vmlinux)
+[[ -n $vmlinux ]] || vmlinux=$here/../build/kernel/vmlinux
+[[ -r $vmlinux ]] || die "$vmlinux: vmlinux not readable (--vmlinux FILE)"
+fire_decode=${FIRE_DECODE:-$here/../build/analysis/fire-decode}
+[[ -x $fire_decode ]] || die "$fire_decode: not built (make analysis)"
+need_cmd crash crash
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# crash exits 1 at the end of a batch file even when every command worked:
+# judge it by its output, which must reach the last section marker.
+crash_batch() { # crash_batch CMDFILE OUT
+	crash -s --kaslr=auto "$vmlinux" "$run/vmcore" -i "$1" </dev/null >"$2" 2>&1 || true
+	local last
+	last=$(grep -o '@@@ [^"]*' "$1" | tail -1)
+	grep -qxF "$last" "$2" ||
+		die "crash could not open $run/vmcore with $vmlinux: $(grep -v '^$' "$2" | head -2 | tr '\n' ' ')"
+}
+# section NAME: the lines crash printed for the command after "@@@ NAME"
+section() {
+	awk -v s="@@@ $1" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass1.out"
+}
+
+t0=$(now_ms)
+cmds=(sys bt log bpf "bpf -M" "bpf -P" "kmem -i" "px &((struct bpf_array *)0)->value")
+names=(sys bt log bpf maps progs kmem valoff)
+for i in "${!cmds[@]}"; do
+	printf '!echo "@@@ %s"\n%s\n' "${names[i]}" "${cmds[i]}"
+done >"$work/pass1.cmd"
+crash_batch "$work/pass1.cmd" "$work/pass1.out"
+
+# The .data.fire maps: map id and address (from bpf -M), the program that
+# uses each (bpf -P), and the value offset inside struct bpf_array.
+valoff=$(section valoff | grep -o '0x[0-9a-f]*' | tail -1)
+size=$("$fire_decode" --size)
+section maps | awk '/^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+/ { id = $1; addr = $2 }
+	/NAME: "\.data\.fire"/ { print id, addr }' >"$work/fire-maps"
+: >"$work/pass2.cmd"
+while read -r id addr; do
+	printf '!echo "@@@ fire %s"\nrd -8 0x%x %d\n' "$id" $((0x$addr + valoff)) "$size" >>"$work/pass2.cmd"
+done <"$work/fire-maps"
+if [[ -s $work/pass2.cmd ]]; then
+	crash_batch "$work/pass2.cmd" "$work/pass2.out"
+fi
+prog_of_map() { # the name of the program whose USED_MAPS lists map $1
+	section progs | awk -v m="$1" '/^ *[0-9]+ +[0-9a-f]+ +[0-9a-f]+ +[A-Z_]+/ {
+		n = split($NF, used, ","); hit = 0; for (i = 1; i <= n; i++) if (used[i] == m) hit = 1 }
+		/NAME: / && hit { match($0, /NAME: "[^"]*"/); print substr($0, RSTART + 7, RLENGTH - 8); hit = 0 }'
+}
+
+{
+	echo "bpf-panic kdump report"
+	echo "run:       $(metaval run)  ($run)"
+	echo "trigger:   $(metaval trigger) $(metaval trigger_args)"
+	echo "status:    $(metaval status), vmcore $(metaval vmcore_bytes) bytes (makedumpfile $(metaval makedumpfile_opts))"
+	echo "kernel:    $(section sys | sed -n 's/^ *RELEASE: //p') $(section sys | sed -n 's/^ *VERSION: //p')"
+	echo
+	echo "== Fire record (read from the vmcore: BPF map .data.fire of the trigger program)"
+	found=0
+	while read -r id addr; do
+		echo "-- map $id, program $(prog_of_map "$id" | head -1)"
+		awk -v s="@@@ fire $id" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass2.out" |
+			grep -E '^[0-9a-f]+:  ' >"$work/fire-$id.hex" || true
+		rc=0
+		"$fire_decode" <"$work/fire-$id.hex" >"$work/fire-$id.txt" 2>&1 || rc=$?
+		sed 's/^/   /' "$work/fire-$id.txt"
+		((rc == 0)) && found=$((found + 1))
+	done <"$work/fire-maps"
+	((found > 0)) || echo "   no fire record in the dump (not a trigger panic, or the record was not filled)"
+	echo
+	echo "== Panic"
+	section sys | grep -E '^ *PANIC:' | sed 's/^ *//'
+	section bt | awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }'
+	echo
+	echo "== Backtrace of the panicking task (crash bt)"
+	section bt
+	echo
+	echo "== Panic call trace as the dying kernel printed it (shows the JITed BPF program frame)"
+	section log | awk '/Kernel panic - not syncing/ { on = 1 } on { print; if (++n >= 16 || /<\/TASK>/) exit }'
+	echo
+	echo "== Kernel log, last 25 lines"
+	section log | tail -n 25
+	echo
+	echo "== BPF programs and maps in the dump (crash bpf)"
+	section bpf
+	echo
+	echo "== Memory (crash kmem -i)"
+	section kmem
+	echo
+	echo "== System (crash sys)"
+	section sys
+	echo
+	echo "== Not in this report"
+	echo "   vm and other VMA walks: crash 8.0.2 cannot read 6.1's maple trees; use a newer crash."
+	grep -h '^WARNING' "$work/pass1.out" | sort -u | sed 's/^/   crash: /'
+	echo
+	echo "== Timings (seconds)"
+	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /'
+	echo "   report_s=$((($(now_ms) - t0) / 1000))"
+} >"$run/report.txt.tmp"
+mv "$run/report.txt.tmp" "$run/report.txt"
+cat "$run/report.txt"

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Capture step in the crash kernel, run by dracut's init at the cmdline hook:
+# before its root= check, which would stop a root-less kdump initramfs.
+#
+# 1. the kernel log of the crashed kernel (vmcore-dmesg) to port "dmesg",
+# 2. the dump (makedumpfile -F, flattened) to port "dump",
+# 3. a status record to port "status": key=value lines, last "end",
+# then power off (sysrq o). Every step reports on the console. Nothing here
+# returns to dracut: a failure is recorded and the machine still powers off.
+
+# shellcheck disable=SC1091
+. /etc/bpk-kdump.conf
+: "${MAKEDUMPFILE_OPTS:=-l -d 31}"
+
+log() { echo "bpk-capture: $*" >/dev/console; }
+
+port() { # /dev/vportNpM of the virtio-serial port named $1
+    local p
+    for p in /sys/class/virtio-ports/*; do
+        if [ -r "$p/name" ] && [ "$(cat "$p/name")" = "$1" ]; then
+            echo "/dev/${p##*/}"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# seconds since the crash kernel booted: there is no RTC, so no wall clock
+now() {
+    local up _
+    read -r up _ </proc/uptime
+    echo "$up"
+}
+
+finish() { # finish STATUS [STEP RC]: write the status record, power off
+    {
+        echo "status=$1"
+        [ -n "${2:-}" ] && echo "failed_step=$2" && echo "failed_rc=$3"
+        echo "dmesg_rc=${dmesg_rc:-not_run}"
+        echo "makedumpfile_rc=${dump_rc:-not_run}"
+        echo "makedumpfile_opts=$MAKEDUMPFILE_OPTS"
+        echo "capture_started=$t_start"
+        echo "dmesg_done=${t_dmesg:-}"
+        echo "dump_done=${t_dump:-}"
+        echo "end"
+    } >"${status_port:-/dev/console}"
+    log "status $1${2:+ (step $2 exited $3)}; powering off"
+    sync
+    echo o >/proc/sysrq-trigger
+    sleep 30
+}
+
+t_start=$(now)
+log "crash kernel up: $(cat /proc/cmdline)"
+status_port=$(port status) || { log "no virtio port 'status'"; finish failed ports 1; }
+dmesg_port=$(port dmesg) || finish failed ports 1
+dump_port=$(port dump) || finish failed ports 1
+[ -e /proc/vmcore ] || finish failed vmcore 1
+
+log "saving the kernel log (vmcore-dmesg)"
+vmcore-dmesg /proc/vmcore >"$dmesg_port"
+dmesg_rc=$?
+t_dmesg=$(now)
+[ "$dmesg_rc" = 0 ] || log "vmcore-dmesg exited $dmesg_rc; dumping anyway"
+
+log "dumping: makedumpfile -F $MAKEDUMPFILE_OPTS"
+# shellcheck disable=SC2086 # the options are a word list by design
+makedumpfile -F $MAKEDUMPFILE_OPTS --message-level 1 /proc/vmcore >"$dump_port"
+dump_rc=$?
+t_dump=$(now)
+[ "$dump_rc" = 0 ] || finish failed makedumpfile "$dump_rc"
+[ "$dmesg_rc" = 0 ] || finish failed vmcore-dmesg "$dmesg_rc"
+finish success

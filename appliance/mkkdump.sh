@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Build the kdump (capture) initramfs with dracut from our module 99bpkdump.
+#
+#   mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS]
+#
+# dracut only looks for modules under its base dir, so it runs on a private
+# base dir: links to the system's dracut files, plus our module. No kernel
+# modules go in (--no-kernel): the appliance kernel has everything built in.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/log.sh
+. "$here/../lib/log.sh"
+
+out=${1:?usage: mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS]}
+opts=${2:--l -d 31}
+sysbase=/usr/lib/dracut
+need_cmd dracut dracut-core
+need_cmd makedumpfile makedumpfile
+need_cmd vmcore-dmesg kexec-tools
+[[ -d $sysbase/modules.d/99base ]] || die "$sysbase: no dracut modules (install dracut-core)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+base=$work/dracut
+mkdir -p "$base/modules.d"
+for f in "$sysbase"/*; do
+	[[ ${f##*/} == modules.d ]] || ln -s "$f" "$base/${f##*/}"
+done
+for m in "$sysbase"/modules.d/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
+ln -s "$here/kdump/99bpkdump" "$base/modules.d/99bpkdump"
+printf 'MAKEDUMPFILE_OPTS="%s"\n' "$opts" >"$work/bpk-kdump.conf"
+mkdir -p "$work/none"
+
+mkdir -p "$(dirname "$out")"
+step "dracut kdump initramfs"
+dracutbasedir=$base BPK_KDUMP_CONF=$work/bpk-kdump.conf \
+	dracut --quiet --force --no-kernel --no-hostonly --no-early-microcode \
+	--conf /dev/null --confdir "$work/none" --tmpdir "$work" \
+	-m "bash base bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
+	{ tail -20 "$work/dracut.log" >&2; die "dracut failed"; }
+mv "$out.tmp" "$out"
+step_done "$out, $(($(stat -c %s "$out") / 1024)) KiB, makedumpfile $opts"

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "arm.h"
+#include "fire.h"
+
+#ifndef BPF_F_DESTRUCTIVE
+#error "build against the patched kernel's UAPI header (BPF_F_DESTRUCTIVE)"
+#endif
+
+/* libbpf's own messages (verifier logs): kept, and shown only on failure. */
+static char libbpf_log[64 * 1024];
+static size_t libbpf_log_len;
+
+static int keep_libbpf_log(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	int n;
+
+	if (level == LIBBPF_DEBUG || libbpf_log_len >= sizeof(libbpf_log) - 1)
+		return 0;
+	n = vsnprintf(libbpf_log + libbpf_log_len,
+		      sizeof(libbpf_log) - libbpf_log_len, fmt, ap);
+	if (n > 0)
+		libbpf_log_len += (size_t)n;
+	if (libbpf_log_len >= sizeof(libbpf_log))
+		libbpf_log_len = sizeof(libbpf_log) - 1;
+	return 0;
+}
+
+/*
+ * The .rodata map's initial value, edited in a copy of our own and handed
+ * back with bpf_map__set_initial_value() before load (libbpf 1.1 only gives
+ * a const view of it).
+ */
+struct rodata {
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	char *buf;
+	size_t size;
+};
+
+static int rodata_open(struct rodata *r, struct bpf_object *obj)
+{
+	const void *init;
+
+	r->obj = obj;
+	r->map = bpf_object__find_map_by_name(obj, ".rodata");
+	init = r->map ? bpf_map__initial_value(r->map, &r->size) : NULL;
+	r->buf = init ? malloc(r->size) : NULL;
+	if (!r->buf)
+		return -1;
+	memcpy(r->buf, init, r->size);
+	return 0;
+}
+
+static int rodata_commit(struct rodata *r)
+{
+	int rc = bpf_map__set_initial_value(r->map, r->buf, r->size);
+
+	free(r->buf);
+	r->buf = NULL;
+	return rc;
+}
+
+/* Where variable @name lives in the .rodata copy, from the object's BTF. */
+static char *rodata_var(struct rodata *r, const char *name, size_t *size)
+{
+	const struct btf *btf = bpf_object__btf(r->obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	int id;
+
+	if (!btf)
+		return NULL;
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (id < 0)
+		return NULL;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (unsigned short i = 0; i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (vs->offset + vs->size > r->size)
+			return NULL;
+		*size = vs->size;
+		return r->buf + vs->offset;
+	}
+	return NULL;
+}
+
+static int set_var(struct rodata *r, const char *var, const void *val,
+		   size_t len, int is_string, char *err, size_t errlen)
+{
+	size_t size;
+	char *dst = rodata_var(r, var, &size);
+
+	if (!dst) {
+		snprintf(err, errlen, "BPF object has no .rodata variable %s",
+			 var);
+		return -1;
+	}
+	if (is_string) {
+		if (len >= size) {
+			snprintf(err, errlen, "longer than %zu characters",
+				 size - 1);
+			return -1;
+		}
+		memset(dst, 0, size);
+		memcpy(dst, val, len);
+		return 0;
+	}
+	if (size == sizeof(__u32)) {
+		__u32 v = (__u32) * (const long long *)val;
+
+		memcpy(dst, &v, sizeof(v));
+	} else if (size == sizeof(__u64)) {
+		memcpy(dst, val, sizeof(__u64));
+	} else {
+		snprintf(err, errlen, "%s: unexpected size %zu", var, size);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_params(struct rodata *r, const struct arm_args *a, char *err,
+		      size_t errlen)
+{
+	for (int i = 0; i < a->n; i++) {
+		const struct arg_value *v = &a->vals[i];
+		int str = v->def->type == PT_STRING;
+		int rc;
+
+		if (!v->def->var)
+			continue;
+		rc = set_var(r, v->def->var,
+			     str ? (const void *)v->text : &v->num,
+			     strlen(v->text), str, err, errlen);
+		if (rc) {
+			/* name the parameter the user gave, not the variable */
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "%s=%s: %s", v->def->key, v->text,
+				 why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Point programs at the target given as a parameter, before load. */
+static int set_targets(struct bpf_object *obj, const struct arm_args *a,
+		       char *err, size_t errlen)
+{
+	const struct trigger_def *t = a->trigger;
+	struct bpf_program *prog;
+
+	if (t->attach != ATTACH_FENTRY)
+		return 0;
+	bpf_object__for_each_program(prog, obj) {
+		int rc = bpf_program__set_attach_target(
+			prog, 0, args_get(a, t->attach_param)->text);
+
+		if (rc) {
+			snprintf(err, errlen, "%s=%s: cannot attach there: %s",
+				 t->attach_param,
+				 args_get(a, t->attach_param)->text,
+				 strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct bpf_link *attach_one(struct bpf_program *prog,
+				   const struct arm_args *a)
+{
+	const struct trigger_def *t = a->trigger;
+	const char *target =
+		t->attach_param ? args_get(a, t->attach_param)->text : NULL;
+	char buf[ARG_TEXT_LEN];
+	char *sep;
+
+	switch (t->attach) {
+	case ATTACH_AUTO:
+	case ATTACH_FENTRY:
+		return bpf_program__attach(prog);
+	case ATTACH_KPROBE:
+		return bpf_program__attach_kprobe(prog, false, target);
+	case ATTACH_UPROBE:
+	case ATTACH_TRACEPOINT:
+		snprintf(buf, sizeof(buf), "%s", target);
+		sep = strchr(buf, ':');
+		if (!sep) {
+			errno = EINVAL;
+			return NULL;
+		}
+		*sep = '\0';
+		if (t->attach == ATTACH_TRACEPOINT)
+			return bpf_program__attach_tracepoint(prog, buf,
+							      sep + 1);
+		{
+			LIBBPF_OPTS(bpf_uprobe_opts, opts,
+				    .func_name = sep + 1);
+
+			return bpf_program__attach_uprobe_opts(prog, -1, buf, 0,
+							       &opts);
+		}
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
+		size_t errlen)
+{
+	const struct trigger_def *t = a->trigger;
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = t->name);
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_map *state;
+	struct rodata ro;
+	char dir[256], path[300], desc[512], msg[FIRE_MSG_LEN];
+	const void *bytes;
+	size_t size;
+	long long act = action;
+	int n = 0, rc;
+
+	libbpf_set_print(keep_libbpf_log);
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, t->name);
+	if (!access(dir, F_OK)) {
+		snprintf(err, errlen,
+			 "trigger %s is already armed (%s); disarm it first",
+			 t->name, dir);
+		return -1;
+	}
+	bytes = t->elf_bytes(&size);
+	obj = bpf_object__open_mem(bytes, size, &opts);
+	if (!obj) {
+		snprintf(err, errlen, "cannot open BPF object of %s: %s",
+			 t->name, strerror(errno));
+		return -1;
+	}
+
+	snprintf(msg, sizeof(msg), "bpf_panic trigger %s fired: %s", t->name,
+		 args_describe(a, desc, sizeof(desc)));
+	if (rodata_open(&ro, obj)) {
+		snprintf(err, errlen, "BPF object of %s has no .rodata",
+			 t->name);
+		goto fail;
+	}
+	if (set_params(&ro, a, err, errlen) ||
+	    set_var(&ro, "cfg_action", &act, 0, 0, err, errlen) ||
+	    set_var(&ro, "cfg_msg", msg, strlen(msg), 1, err, errlen)) {
+		free(ro.buf);
+		goto fail;
+	}
+	if (rodata_commit(&ro)) {
+		snprintf(err, errlen, "cannot set the parameters of %s",
+			 t->name);
+		goto fail;
+	}
+	if (set_targets(obj, a, err, errlen))
+		goto fail;
+
+	/* Only a program that may call bpf_panic() carries the flag: a stock
+	 * kernel does not know it, and the kfunc path does not need it.
+	 */
+	bpf_object__for_each_program(prog, obj) {
+		if (action == FIRE_BPF_PANIC)
+			bpf_program__set_flags(prog, bpf_program__flags(prog) |
+							     BPF_F_DESTRUCTIVE);
+	}
+
+	libbpf_log_len = 0;
+	libbpf_log[0] = '\0';
+	rc = bpf_object__load(obj);
+	if (rc) {
+		fprintf(stderr, "%s", libbpf_log);
+		snprintf(err, errlen,
+			 "loading %s failed: %s (verifier log above)", t->name,
+			 strerror(-rc));
+		goto fail;
+	}
+
+	rc = mkdir_p(dir);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
+		goto fail;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_link *link = attach_one(prog, a);
+
+		if (!link) {
+			snprintf(err, errlen, "attaching %s/%s failed: %s",
+				 t->name, bpf_program__name(prog),
+				 strerror(errno));
+			goto fail_unpin;
+		}
+		snprintf(path, sizeof(path), "%s/link%d", dir, n++);
+		rc = bpf_link__pin(link, path);
+		if (rc) {
+			snprintf(err, errlen, "%s: pin failed: %s", path,
+				 strerror(-rc));
+			bpf_link__destroy(link);
+			goto fail_unpin;
+		}
+		/* the pin holds it now */
+		bpf_link__disconnect(link);
+		bpf_link__destroy(link);
+	}
+	state = bpf_object__find_map_by_name(obj, ".data.fire");
+	snprintf(path, sizeof(path), "%s/state", dir);
+	if (!state || (rc = bpf_map__pin(state, path))) {
+		snprintf(err, errlen, "%s: cannot pin the state map", path);
+		goto fail_unpin;
+	}
+	bpf_object__close(obj);
+	return 0;
+
+fail_unpin:
+	trigger_disarm(t->name);
+fail:
+	bpf_object__close(obj);
+	return -1;
+}
+
+int trigger_disarm(const char *name)
+{
+	char dir[256], path[600];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, name);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) && !err)
+			err = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) && !err)
+		err = -errno;
+	return err;
+}
+
+int trigger_read_state(const char *name, struct trigger_state *state)
+{
+	char path[300];
+	int fd, zero = 0, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/state", PIN_ROOT, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &zero, state))
+		err = -errno;
+	close(fd);
+	return err;
+}

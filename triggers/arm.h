@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Loading, attaching, pinning and unpinning a trigger. */
+#ifndef BPK_ARM_H
+#define BPK_ARM_H
+
+#include <stddef.h>
+
+#include "params.h"
+
+#define PIN_ROOT "/sys/fs/bpf/bpk"
+
+/*
+ * Open @a's trigger, set its parameters, the fire action and the panic
+ * message, load it (with BPF_F_DESTRUCTIVE when it fires with bpf_panic()),
+ * attach every program and pin the links and the state map under
+ * PIN_ROOT/<name>/ so that it stays armed after we exit.
+ * Returns 0, or -1 with a one-line reason in @err.
+ */
+int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
+		size_t errlen);
+
+/* Remove the pins of trigger @name: its programs detach. 0 or -errno. */
+int trigger_disarm(const char *name);
+
+/* Read the pinned state of armed trigger @name into @state. 0 or -errno. */
+struct trigger_state;
+int trigger_read_state(const char *name, struct trigger_state *state);
+
+#endif

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+#include "params.h"
+
+const char *param_type_name(enum param_type type)
+{
+	switch (type) {
+	case PT_STRING:
+		return "string";
+	case PT_UINT:
+		return "uint";
+	case PT_COUNT:
+		return "count>=1";
+	case PT_FLAG:
+		return "flag";
+	case PT_SYSCALL:
+		return "syscall";
+	case PT_ERRNO:
+		return "errno";
+	case PT_SIGNAL:
+		return "signal";
+	case PT_MSEC:
+		return "msec>=1";
+	case PT_SYMBOL:
+		return "symbol";
+	}
+	return "?";
+}
+
+static int parse_uint(const char *text, long long min, long long *num)
+{
+	char *end;
+	long long n;
+
+	if (!*text || *text == '-' || *text == '+')
+		return -1;
+	errno = 0;
+	n = strtoll(text, &end, 10);
+	if (errno || *end || n < min)
+		return -1;
+	*num = n;
+	return 0;
+}
+
+/* Convert @text for @def into @v; -1 with @err on a bad value. */
+static int convert(const struct param_def *def, const char *text,
+		   struct arg_value *v, char *err, size_t errlen)
+{
+	const char *name;
+	long num;
+
+	if (strlen(text) >= sizeof(v->text)) {
+		snprintf(err, errlen, "%s=: value longer than %zu characters",
+			 def->key, sizeof(v->text) - 1);
+		return -1;
+	}
+	snprintf(v->text, sizeof(v->text), "%s", text);
+	v->num = 0;
+	switch (def->type) {
+	case PT_STRING:
+	case PT_SYMBOL:
+		if (def->max_len && strlen(text) > def->max_len) {
+			snprintf(err, errlen,
+				 "%s=%s: longer than %u characters", def->key,
+				 text, def->max_len);
+			return -1;
+		}
+		return 0;
+	case PT_UINT:
+	case PT_COUNT:
+	case PT_MSEC:
+		if (!parse_uint(text, def->type == PT_UINT ? 0 : 1, &v->num))
+			return 0;
+		snprintf(err, errlen, "%s=%s: not a whole number%s", def->key,
+			 text, def->type == PT_UINT ? "" : " >= 1");
+		return -1;
+	case PT_FLAG:
+		if (!strcmp(text, "0") || !strcmp(text, "1")) {
+			v->num = text[0] == '1';
+			return 0;
+		}
+		snprintf(err, errlen,
+			 "%s=%s: a flag is given alone, or as %s=0 / %s=1",
+			 def->key, text, def->key, def->key);
+		return -1;
+	case PT_SYSCALL:
+		if (!name_lookup(syscall_names, text, &num))
+			break;
+		snprintf(err, errlen, "%s=%s: unknown x86_64 syscall", def->key,
+			 text);
+		return -1;
+	case PT_ERRNO:
+		if (!strcmp(text, "any")) {
+			v->num = 0;
+			return 0;
+		}
+		if (!name_lookup(errno_names, text, &num))
+			break;
+		snprintf(
+			err, errlen,
+			"%s=%s: unknown errno (a name like ENOSPC, a number, or any)",
+			def->key, text);
+		return -1;
+	case PT_SIGNAL:
+		if (!name_lookup(signal_names, text, &num))
+			break;
+		snprintf(
+			err, errlen,
+			"%s=%s: unknown signal (a name like SIGSEGV, or a number)",
+			def->key, text);
+		return -1;
+	}
+	/* a name table matched: keep the number, show the canonical name */
+	v->num = num;
+	name = name_of(def->type == PT_SYSCALL ? syscall_names :
+		       def->type == PT_ERRNO   ? errno_names :
+						 signal_names,
+		       num);
+	snprintf(v->text, sizeof(v->text), "%s", name ? name : text);
+	return 0;
+}
+
+static const struct param_def *find_def(const struct trigger_def *t,
+					const char *key, size_t keylen)
+{
+	const struct param_def *lists[] = { t->params, common_params };
+
+	for (size_t l = 0; l < 2; l++)
+		for (const struct param_def *d = lists[l]; d->key; d++)
+			if (strlen(d->key) == keylen &&
+			    !strncmp(d->key, key, keylen))
+				return d;
+	return NULL;
+}
+
+static void key_list(const struct trigger_def *t, char *buf, size_t len)
+{
+	const struct param_def *lists[] = { t->params, common_params };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t l = 0; l < 2; l++)
+		for (const struct param_def *d = lists[l]; d->key && used < len;
+		     d++)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? " " : "", d->key);
+}
+
+int args_parse(const struct trigger_def *t, int argc, char **argv,
+	       struct arm_args *out, char *err, size_t errlen)
+{
+	const struct param_def *lists[] = { t->params, common_params };
+	char keys[256];
+
+	memset(out, 0, sizeof(*out));
+	out->trigger = t;
+	for (size_t l = 0; l < 2; l++) {
+		for (const struct param_def *d = lists[l]; d->key; d++) {
+			struct arg_value *v = &out->vals[out->n];
+
+			if (out->n == MAX_ARGS) {
+				snprintf(err, errlen,
+					 "trigger %s: too many parameters",
+					 t->name);
+				return -1;
+			}
+			v->def = d;
+			if (d->def && convert(d, d->def, v, err, errlen))
+				return -1;
+			out->n++;
+		}
+	}
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t keylen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		const struct param_def *d = find_def(t, argv[i], keylen);
+		struct arg_value *v = NULL;
+
+		if (!d) {
+			key_list(t, keys, sizeof(keys));
+			snprintf(
+				err, errlen,
+				"%.*s: unknown parameter of trigger %s (known: %s)",
+				(int)keylen, argv[i], t->name, keys);
+			return -1;
+		}
+		if (!eq && d->type != PT_FLAG) {
+			snprintf(err, errlen, "%s: needs a value (%s=...)",
+				 argv[i], d->key);
+			return -1;
+		}
+		for (int j = 0; j < out->n; j++)
+			if (out->vals[j].def == d)
+				v = &out->vals[j];
+		if (v->given) {
+			snprintf(err, errlen, "%s: given twice", d->key);
+			return -1;
+		}
+		if (convert(d, eq ? eq + 1 : "1", v, err, errlen))
+			return -1;
+		v->given = 1;
+	}
+
+	for (int j = 0; j < out->n; j++) {
+		if (!out->vals[j].def->def && !out->vals[j].given) {
+			snprintf(err, errlen, "trigger %s needs %s= (%s)",
+				 t->name, out->vals[j].def->key,
+				 out->vals[j].def->help);
+			return -1;
+		}
+	}
+	out->dry_run = args_get(out, "dry_run")->num != 0;
+	return 0;
+}
+
+const struct arg_value *args_get(const struct arm_args *a, const char *key)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->vals[i].def->key, key))
+			return &a->vals[i];
+	return NULL;
+}
+
+char *args_describe(const struct arm_args *a, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < a->n && used < len; i++) {
+		const struct arg_value *v = &a->vals[i];
+
+		if (!v->given && v->def->def)
+			continue;
+		if (v->def->type == PT_FLAG)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? " " : "",
+					 v->num ? v->def->key : "");
+		else
+			used += snprintf(buf + used, len - used, "%s%s=%s",
+					 used ? " " : "", v->def->key, v->text);
+	}
+	return buf;
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/types.h>
+#include <bpf/btf.h>
+
+#include "fire.h"
+#include "preflight.h"
+
+#define CRASH_LOADED "/sys/kernel/kexec_crash_loaded"
+#define DESTRUCTIVE_SYSCTL "/proc/sys/kernel/destructive_bpf_enabled"
+
+static int read_int(const char *path, int *val)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static int cap_effective(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
+						0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;
+	return !!(data[cap / 32].effective & (1U << (cap % 32)));
+}
+
+/* Is enumerator BPF_FUNC_panic / function crash_kexec in vmlinux BTF? */
+static void probe_btf(struct preflight *p)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id;
+
+	if (!btf)
+		return;
+	p->btf_crash_kexec =
+		btf__find_by_name_kind(btf, "crash_kexec", BTF_KIND_FUNC) > 0;
+	id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e = btf_enum(t);
+
+		for (unsigned short i = 0; i < btf_vlen(t); i++, e++)
+			if (!strcmp(btf__name_by_offset(btf, e->name_off),
+				    "BPF_FUNC_panic"))
+				p->btf_panic = 1;
+	}
+	btf__free(btf);
+}
+
+void preflight_probe(struct preflight *p)
+{
+	int v = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->crash_loaded = !read_int(CRASH_LOADED, &v) && v == 1;
+	p->has_series = !read_int(DESTRUCTIVE_SYSCTL, &v);
+	p->sysctl_on = p->has_series && v == 1;
+	p->cap_sys_boot = cap_effective(CAP_SYS_BOOT);
+	p->cap_bpf = cap_effective(CAP_BPF) || cap_effective(CAP_SYS_ADMIN);
+	probe_btf(p);
+	if (p->btf_panic && p->sysctl_on && p->cap_sys_boot)
+		p->action = FIRE_BPF_PANIC;
+	else if (p->btf_crash_kexec && p->cap_sys_boot)
+		p->action = FIRE_CRASH_KEXEC;
+	else
+		p->action = FIRE_NONE;
+}
+
+const char *action_name(unsigned int action)
+{
+	switch (action) {
+	case FIRE_BPF_PANIC:
+		return "bpf_panic";
+	case FIRE_CRASH_KEXEC:
+		return "crash_kexec";
+	default:
+		return "none";
+	}
+}
+
+static void line(int ok, const char *what, const char *detail)
+{
+	printf("%-4s %-22s %s\n", ok ? "ok" : "FAIL", what, detail);
+}
+
+int preflight_report(const struct preflight *p)
+{
+	line(p->crash_loaded, "crash kernel",
+	     p->crash_loaded ?
+		     "loaded (" CRASH_LOADED " = 1)" :
+		     "not loaded: a panic now would lose the evidence (kexec -p)");
+	line(p->cap_bpf, "CAP_BPF",
+	     p->cap_bpf ? "present" : "missing: cannot load programs");
+	line(p->cap_sys_boot, "CAP_SYS_BOOT",
+	     p->cap_sys_boot ? "present" :
+			       "missing: no destructive action can be used");
+	line(p->btf_panic, "bpf_panic helper",
+	     p->btf_panic ?
+		     "in this kernel (BPF_FUNC_panic)" :
+		     "not in this kernel (stock kernel: the kfunc path is used)");
+	if (p->has_series)
+		line(p->sysctl_on, "destructive sysctl",
+		     p->sysctl_on ?
+			     "kernel.destructive_bpf_enabled = 1" :
+			     "kernel.destructive_bpf_enabled = 0: bpf_panic unavailable");
+	line(p->btf_crash_kexec, "crash_kexec kfunc",
+	     p->btf_crash_kexec ? "in this kernel" : "not in this kernel");
+	line(p->action != FIRE_NONE, "fire action", action_name(p->action));
+	return p->crash_loaded && p->cap_bpf && p->action != FIRE_NONE ? 0 : 1;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What this kernel and this process can do: crash kernel, fire actions. */
+#ifndef BPK_PREFLIGHT_H
+#define BPK_PREFLIGHT_H
+
+struct preflight {
+	int crash_loaded; /* /sys/kernel/kexec_crash_loaded == 1 */
+	int has_series; /* kernel.destructive_bpf_enabled exists */
+	int sysctl_on; /* ... and is 1 */
+	int btf_panic; /* BPF_FUNC_panic in the kernel's BTF */
+	int btf_crash_kexec; /* crash_kexec kfunc in the kernel's BTF */
+	int cap_sys_boot, cap_bpf; /* effective capabilities */
+	unsigned int action; /* enum fire_action available, FIRE_NONE if none */
+};
+
+void preflight_probe(struct preflight *p);
+/* Print one line per check; returns 0 when a trigger could fire into a
+ * loaded crash kernel.
+ */
+int preflight_report(const struct preflight *p);
+const char *action_name(unsigned int action);
+
+#endif

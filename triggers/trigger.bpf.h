@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every trigger program shares: the common parameters (set by the
+ * loader in .rodata before load), task selection, the match counter, the
+ * fire record and the fire action. A trigger's .bpf.c decides *what* matches
+ * and calls trigger_match(); everything after that is here.
+ */
+#ifndef BPK_TRIGGER_BPF_H
+#define BPK_TRIGGER_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "fire.h"
+
+/* Common parameters, written by triggerctl before load; read-only after. */
+const volatile __u32 cfg_pid = 0; /* tgid to watch, 0 = any */
+const volatile char cfg_comm[FIRE_COMM_LEN] = {}; /* comm to watch, "" = any */
+const volatile __u64 cfg_count = 1; /* fire on the Nth match */
+const volatile __u32 cfg_action = FIRE_NONE;
+/* The panic message, built by the loader from the trigger and its arguments.
+ * .rodata is frozen at load: bpf_panic() accepts it as a constant string.
+ */
+const volatile char cfg_msg[FIRE_MSG_LEN] = {};
+
+/* Lands in the vmcore: the reason the machine went down. */
+struct trigger_state state SEC(".data.fire");
+
+/* BPF_FUNC_panic comes from the kernel's own BTF (vmlinux.h), not a guess. */
+static void (*bpf_panic)(const char *msg) = (void *)BPF_FUNC_panic;
+extern void crash_kexec(struct pt_regs *regs) __ksym __weak;
+
+static __always_inline bool trigger_task_selected(void)
+{
+	char comm[FIRE_COMM_LEN];
+	int i;
+
+	if (cfg_pid && (bpf_get_current_pid_tgid() >> 32) != cfg_pid)
+		return false;
+	if (!cfg_comm[0])
+		return true;
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (i = 0; i < FIRE_COMM_LEN; i++) {
+		if (comm[i] != cfg_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/*
+ * A match: count it; on the cfg_count-th, fill the fire record (detail is
+ * the trigger's own "k=v" text) and fire. @regs may be NULL: crash_kexec()
+ * then saves the registers of the current context itself.
+ */
+#define trigger_match(name, regs, fmt, args...)                               \
+	({                                                                    \
+		__u64 __n = __sync_fetch_and_add(&state.matches, 1) + 1;      \
+		if (__n == cfg_count) {                                       \
+			__u64 __id = bpf_get_current_pid_tgid();              \
+			__builtin_memcpy(state.fire.trigger, name,            \
+					 sizeof(name));                       \
+			state.fire.time_ns = bpf_ktime_get_ns();              \
+			state.fire.hits = __n;                                \
+			state.fire.pid = (__u32)__id;                         \
+			state.fire.tgid = __id >> 32;                         \
+			state.fire.cpu = bpf_get_smp_processor_id();          \
+			state.fire.action = cfg_action;                       \
+			bpf_get_current_comm(state.fire.comm,                 \
+					     sizeof(state.fire.comm));        \
+			BPF_SNPRINTF(state.fire.detail,                       \
+				     sizeof(state.fire.detail), fmt, ##args); \
+			__builtin_memcpy(state.fire.magic, FIRE_MAGIC, 8);    \
+			if (cfg_action == FIRE_BPF_PANIC)                     \
+				bpf_panic((const char *)cfg_msg);             \
+			else if (cfg_action == FIRE_CRASH_KEXEC)              \
+				crash_kexec(regs);                            \
+		}                                                             \
+	})
+
+char LICENSE[] SEC("license") = "GPL";
+
+#endif

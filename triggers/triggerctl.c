@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * triggerctl: arm BPF triggers that dump the kernel when something happens.
+ *
+ *   triggerctl list                     triggers, their parameters (host too)
+ *   triggerctl check                    can a trigger fire into a crash kernel?
+ *   triggerctl parse NAME [key=value...] check arguments only (host too)
+ *   triggerctl arm NAME [key=value...]  load, attach and pin; stays armed
+ *   triggerctl status [NAME]            armed triggers, matches, fire records
+ *   triggerctl disarm NAME              detach and unpin
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "arm.h"
+#include "fire.h"
+#include "params.h"
+#include "preflight.h"
+#include "table.h"
+
+#define ERRLEN 512
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: triggerctl list | check | parse NAME [key=value ...] | "
+		"arm NAME [key=value ...] | status [NAME] | disarm NAME\n");
+	return 2;
+}
+
+static void list_params(const struct param_def *d)
+{
+	for (; d->key; d++)
+		printf("    %-10s %-9s %-12s %s\n", d->key,
+		       param_type_name(d->type),
+		       d->def ? (*d->def ? d->def : "\"\"") : "(required)",
+		       d->help);
+}
+
+static int cmd_list(void)
+{
+	for (const struct trigger_def *t = triggers; t->name; t++) {
+		printf("%s: %s\n", t->name, t->summary);
+		list_params(t->params);
+		printf("    example: triggerctl arm %s %s\n", t->name,
+		       t->example);
+	}
+	printf("common parameters (every trigger):\n");
+	list_params(common_params);
+	return 0;
+}
+
+static int cmd_check(void)
+{
+	struct preflight p;
+
+	preflight_probe(&p);
+	return preflight_report(&p);
+}
+
+/* Find trigger @name and check its arguments; 0, or 2 after a message. */
+static int parse(const char *name, int argc, char **argv, struct arm_args *a)
+{
+	const struct trigger_def *t = trigger_find(name);
+	char err[ERRLEN];
+
+	if (!t) {
+		fprintf(stderr,
+			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
+			name);
+		return 2;
+	}
+	if (args_parse(t, argc, argv, a, err, sizeof(err))) {
+		fprintf(stderr, "triggerctl: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_parse(const char *name, int argc, char **argv)
+{
+	struct arm_args a;
+	char desc[512];
+
+	if (parse(name, argc, argv, &a))
+		return 2;
+	printf("%s %s\n", name, args_describe(&a, desc, sizeof(desc)));
+	return 0;
+}
+
+static int cmd_arm(const char *name, int argc, char **argv)
+{
+	struct arm_args a;
+	struct preflight p;
+	char err[ERRLEN], desc[512];
+	unsigned int action;
+
+	if (parse(name, argc, argv, &a))
+		return 2;
+	preflight_probe(&p);
+	if (a.dry_run) {
+		action = FIRE_NONE;
+	} else if (!p.crash_loaded) {
+		fprintf(stderr,
+			"triggerctl: refusing to arm %s: no crash kernel is loaded "
+			"(a panic would lose the evidence; kexec -p first, or dry_run)\n",
+			name);
+		return 1;
+	} else if (p.action == FIRE_NONE) {
+		fprintf(stderr,
+			"triggerctl: refusing to arm %s: no fire action available "
+			"(triggerctl check)\n",
+			name);
+		return 1;
+	} else {
+		action = p.action;
+	}
+	if (trigger_arm(&a, action, err, sizeof(err))) {
+		fprintf(stderr, "triggerctl: %s\n", err);
+		return 1;
+	}
+	printf("armed %s (%s) %s\n", name,
+	       a.dry_run ? "dry run" : action_name(action),
+	       args_describe(&a, desc, sizeof(desc)));
+	return 0;
+}
+
+static int show_one(const char *name)
+{
+	struct trigger_state s;
+	int err = trigger_read_state(name, &s);
+
+	if (err) {
+		fprintf(stderr, "triggerctl: %s: not armed or unreadable: %s\n",
+			name, strerror(-err));
+		return 1;
+	}
+	printf("%s matches=%llu fired=%s\n", name,
+	       (unsigned long long)s.matches,
+	       memcmp(s.fire.magic, FIRE_MAGIC, 8) ? "no" : "yes");
+	if (!memcmp(s.fire.magic, FIRE_MAGIC, 8))
+		printf("%s record: hit=%llu pid=%u tgid=%u comm=%.16s cpu=%u action=%s %.128s\n",
+		       name, (unsigned long long)s.fire.hits, s.fire.pid,
+		       s.fire.tgid, s.fire.comm, s.fire.cpu,
+		       action_name(s.fire.action), s.fire.detail);
+	return 0;
+}
+
+static int cmd_status(const char *only)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = 0, n = 0;
+
+	if (only)
+		return show_one(only);
+	d = opendir(PIN_ROOT);
+	if (!d) {
+		if (errno == ENOENT) {
+			printf("no trigger armed\n");
+			return 0;
+		}
+		fprintf(stderr, "triggerctl: %s: %s\n", PIN_ROOT,
+			strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		rc |= show_one(de->d_name);
+		n++;
+	}
+	closedir(d);
+	if (!n)
+		printf("no trigger armed\n");
+	return rc;
+}
+
+static int cmd_disarm(const char *name)
+{
+	int err = trigger_disarm(name);
+
+	if (err) {
+		fprintf(stderr, "triggerctl: disarm %s: %s\n", name,
+			err == -ENOENT ? "not armed" : strerror(-err));
+		return 1;
+	}
+	printf("disarmed %s\n", name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "list") && argc == 2)
+		return cmd_list();
+	if (!strcmp(argv[1], "check") && argc == 2)
+		return cmd_check();
+	if (!strcmp(argv[1], "parse") && argc >= 3)
+		return cmd_parse(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "arm") && argc >= 3)
+		return cmd_arm(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "status") && argc <= 3)
+		return cmd_status(argc == 3 ? argv[2] : NULL);
+	if (!strcmp(argv[1], "disarm") && argc == 3)
+		return cmd_disarm(argv[2]);
+	return usage();
+}
