@@ -35,20 +35,20 @@ while (($#)); do
 	--port) ports+=("${2:?--port needs NAME=FILE}") && shift ;;
 	--quiet) quiet=1 ;;
 	--) shift && break ;;
-	*) die "unknown argument '$1' (see the header of $0)" ;;
+	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
 done
 extra=("$@")
 
-[[ -n $kernel ]] || die "--kernel is required"
-[[ -r $kernel ]] || die "$kernel: kernel image not found"
-[[ -n $initrd ]] || die "--initrd is required"
-[[ -r $initrd ]] || die "$initrd: initramfs not found"
-[[ -n $console ]] || die "--console is required"
-[[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || die "--timeout '$timeout' is not a positive number of seconds"
-[[ $smp =~ ^[0-9]+$ && $smp -gt 0 ]] || die "--smp '$smp' is not a positive number"
-[[ $mem =~ ^[0-9]+[MG]$ ]] || die "--mem '$mem' is not a size like 512M or 1G"
+[[ -n $kernel ]] || bad_input "--kernel is required"
+[[ -r $kernel ]] || bad_input "$kernel: kernel image not found"
+[[ -n $initrd ]] || bad_input "--initrd is required"
+[[ -r $initrd ]] || bad_input "$initrd: initramfs not found"
+[[ -n $console ]] || bad_input "--console is required"
+[[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || bad_input "--timeout '$timeout' is not a positive number of seconds"
+[[ $smp =~ ^[0-9]+$ && $smp -gt 0 ]] || bad_input "--smp '$smp' is not a positive number"
+[[ $mem =~ ^[0-9]+[MG]$ ]] || bad_input "--mem '$mem' is not a size like 512M or 1G"
 need_cmd qemu-system-x86_64 qemu-system-x86
 
 # KVM is only used where it was seen to work: on some hosts /dev/kvm exists
@@ -83,7 +83,7 @@ auto)
 		accel=tcg accel_args=(-accel tcg -cpu max)
 	fi
 	;;
-*) die "--accel '$accel' must be auto, tcg or kvm" ;;
+*) bad_input "--accel '$accel' must be auto, tcg or kvm" ;;
 esac
 
 port_args=()
@@ -91,7 +91,7 @@ if ((${#ports[@]})); then
 	port_args=(-device virtio-serial-pci)
 	i=0
 	for p in "${ports[@]}"; do
-		[[ $p == ?*=?* ]] || die "--port '$p' is not NAME=FILE"
+		[[ $p == ?*=?* ]] || bad_input "--port '$p' is not NAME=FILE"
 		: >"${p#*=}" || die "${p#*=}: cannot create"
 		port_args+=(-chardev "file,id=port$i,path=${p#*=}"
 			-device "virtserialport,chardev=port$i,name=${p%%=*}")

@@ -45,7 +45,7 @@ while (($#)); do
 	--accel) accel=${2:?--accel needs a mode} && shift ;;
 	--dry-run) dry=1 ;;
 	--no-report) report=0 ;;
-	*) die "unknown argument '$1' (see the header of $0)" ;;
+	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
 done
@@ -54,19 +54,20 @@ kernel=$build/kernel
 root_img=$build/appliance/root.cpio.gz
 triggerctl=$build/triggers/triggerctl
 collect=$build/collector/bpk-collect
-[[ -n $trigger ]] || die "--trigger is required (triggerctl list shows them)"
-[[ -r $kernel/bzImage ]] || die "$kernel/bzImage: kernel not built (make kernel)"
-[[ -r $root_img ]] || die "$root_img: guest image not built (make appliance)"
-[[ -x $triggerctl && -x $collect ]] || die "triggerctl or bpk-collect not built (make all)"
-[[ -f $workload && -r $workload ]] || die "$workload: workload not found or not readable"
-[[ $repeat =~ ^[0-9]+$ ]] || die "--repeat '$repeat' is not a number"
-[[ $crashkernel == none || $crashkernel =~ ^[0-9]+[MG]$ ]] || die "--crashkernel '$crashkernel' is not a size like 192M, or none"
-[[ $args != *,* ]] || die "--args '$args': commas are not allowed (they separate arguments on the kernel command line)"
+[[ -n $trigger ]] || bad_input "--trigger is required (triggerctl list shows them)"
+[[ -r $kernel/bzImage ]] || bad_input "$kernel/bzImage: kernel not built (make kernel)"
+[[ -r $root_img ]] || bad_input "$root_img: guest image not built (make appliance)"
+[[ -x $triggerctl && -x $collect ]] || bad_input "triggerctl or bpk-collect not built (make all)"
+[[ -f $workload && -r $workload ]] || bad_input "$workload: workload not found or not readable"
+[[ $repeat =~ ^[0-9]+$ ]] || bad_input "--repeat '$repeat' is not a number"
+[[ $crashkernel == none || $crashkernel =~ ^[0-9]+[MG]$ ]] || bad_input "--crashkernel '$crashkernel' is not a size like 192M, or none"
+[[ $args != *,* ]] || bad_input "--args '$args': commas are not allowed (they separate arguments on the kernel command line)"
 # Check the trigger and its arguments here, before anything boots: the same
 # parser the guest will use, run on the host.
-# shellcheck disable=SC2086 # word splitting of the k=v list is intended
-"$triggerctl" parse "$trigger" $args $( ((dry)) && echo dry_run) >/dev/null ||
-	exit 2
+parse_args=()
+read -r -a parse_args <<<"$args"
+((dry == 0)) || parse_args+=(dry_run)
+"$triggerctl" parse "$trigger" "${parse_args[@]}" >/dev/null || exit 2
 
 mkdir -p "$runs"
 stage=$(mktemp -d "$runs/.staging-XXXXXX")

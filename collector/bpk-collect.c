@@ -265,6 +265,11 @@ int main(int argc, char **argv)
 		snprintf(reason, sizeof(reason),
 			 "no panic happened (the guest got to \"%s\")",
 			 g.last_state[0] ? g.last_state : "nothing");
+	} else if (g.capture_panic[0] && verdict != FLAT_COMPLETE) {
+		snprintf(
+			reason, sizeof(reason),
+			"the capture kernel itself panicked (is crashkernel= big enough?): %s",
+			g.capture_panic);
 	} else if (verdict == FLAT_EMPTY && !*status_text) {
 		snprintf(
 			reason, sizeof(reason),

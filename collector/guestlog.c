@@ -37,6 +37,46 @@ static void scan_state(const char *line, size_t len, struct guest_progress *g)
 			   (size_t)(line + len - reason - 8));
 }
 
+/*
+ * Panic lines: "[    2.238384] Kernel panic - not syncing: msg". The first
+ * is the trigger's. One after a second "Command line:" (a new boot) is the
+ * capture kernel dying, e.g. in too small a crashkernel= reservation.
+ */
+static void scan_console(const char *console, struct guest_progress *g)
+{
+	int boots = 0;
+
+	for (const char *line = console; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+		const char *tag = strstr(line, PANIC_TAG);
+		const char *boot = strstr(line, "] Command line: ");
+		const char *msg, *open;
+		size_t mlen;
+
+		if (boot && boot < end)
+			boots++;
+		if (tag && tag < end) {
+			msg = tag + strlen(PANIC_TAG);
+			mlen = (size_t)(end - msg);
+			if (mlen && msg[mlen - 1] == '\r')
+				mlen--;
+			if (!g->panic_msg[0]) {
+				copy_field(g->panic_msg, sizeof(g->panic_msg),
+					   msg, mlen);
+				open = memchr(line, '[', (size_t)(tag - line));
+				if (open)
+					g->panic = strtod(open + 1, NULL);
+			} else if (boots >= 2) {
+				copy_field(g->capture_panic,
+					   sizeof(g->capture_panic), msg, mlen);
+				return;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
 void guestlog_scan(const char *results, const char *console,
 		   struct guest_progress *g)
 {
@@ -52,26 +92,5 @@ void guestlog_scan(const char *results, const char *console,
 		line = nl ? nl + 1 : NULL;
 	}
 
-	/* the first panic line: "[    2.238384] Kernel panic - not syncing: msg" */
-	for (const char *line = console; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		const char *tag = strstr(line, PANIC_TAG);
-
-		if (tag && tag < line + len) {
-			const char *open =
-				memchr(line, '[', (size_t)(tag - line));
-			size_t mlen =
-				(size_t)(line + len - tag) - strlen(PANIC_TAG);
-
-			if (mlen && tag[strlen(PANIC_TAG) + mlen - 1] == '\r')
-				mlen--;
-			copy_field(g->panic_msg, sizeof(g->panic_msg),
-				   tag + strlen(PANIC_TAG), mlen);
-			if (open)
-				g->panic = strtod(open + 1, NULL);
-			break;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
+	scan_console(console, g);
 }

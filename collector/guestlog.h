@@ -14,6 +14,7 @@ struct guest_progress {
 	char last_state[32]; /* the last BPK-STATE seen, "" if none */
 	char refused[256]; /* reason=... of a "refused" state */
 	char panic_msg[512]; /* text after "Kernel panic - not syncing: " */
+	char capture_panic[512]; /* a second panic: the capture kernel's own */
 };
 
 /* Scan the job's output (@results) and the console (@console). */

@@ -198,6 +198,23 @@ static void test_guestlog(void)
 	      "guestlog.refused_reason", g.refused);
 }
 
+static void test_capture_panic(void)
+{
+	struct guest_progress g;
+
+	guestlog_scan(
+		"",
+		"[ 0.0] Command line: a\n[ 2.0] Kernel panic - not syncing: trig\n"
+		"[ 2.1] Kernel panic - not syncing: again, same kernel\n"
+		"[ 0.0] Command line: capture\n"
+		"[ 1.1] Kernel panic - not syncing: System is deadlocked on memory\n",
+		&g);
+	check(!strcmp(g.panic_msg, "trig") &&
+		      !strcmp(g.capture_panic,
+			      "System is deadlocked on memory"),
+	      "guestlog.capture_kernel_panic", g.capture_panic);
+}
+
 static void test_fire_decode(void)
 {
 	unsigned char buf[sizeof(struct trigger_state)];
@@ -253,6 +270,7 @@ int main(void)
 	test_flat();
 	test_status();
 	test_guestlog();
+	test_capture_panic();
 	test_fire_decode();
 	return failures ? 1 : 0;
 }

@@ -10,6 +10,12 @@ die() {
 	exit 1
 }
 
+# bad_input MESSAGE: like die, for a wrong argument or missing input (exit 2)
+bad_input() {
+	printf '%s: error: %s\n' "$BPK_PROG" "$*" >&2
+	exit 2
+}
+
 say() {
 	printf '%s: %s\n' "$BPK_PROG" "$*" >&2
 }

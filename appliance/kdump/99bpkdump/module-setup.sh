@@ -14,6 +14,7 @@ depends() {
 
 install() {
     inst_multiple makedumpfile vmcore-dmesg sync cat
+    # shellcheck disable=SC2154 # dracut sets moddir
     inst_hook cmdline 00 "$moddir/bpk-capture.sh"
     inst_simple "${BPK_KDUMP_CONF:?BPK_KDUMP_CONF names the capture config}" /etc/bpk-kdump.conf
 }

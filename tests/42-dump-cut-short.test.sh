@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A dump cut short is never taken for a success: QEMU is killed while the
+# capture kernel streams the dump; the run is filed as failed, what arrived
+# is kept as vmcore.incomplete, no vmcore and no report are made, and the
+# command exits non-zero naming what was missing.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+
+runs=$out/runs
+"$top/appliance/run.sh" --trigger syscall_errno \
+	--args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--runs "$runs" --timeout 240 >"$out/run.out" 2>"$out/run.err" &
+run_pid=$!
+
+# Wait for the dump stream to be under way, then kill that run's QEMU.
+killed=''
+for _ in $(seq 1 1200); do
+	flat=$(find "$runs" -path '*/.staging-*/dump.flat' -size +1M 2>/dev/null | head -1 || true)
+	if [[ -n $flat ]]; then
+		qemu=$(pgrep -f -- "-serial file:$(dirname "$flat")/console.log" || true)
+		if [[ -n $qemu ]]; then
+			kill -9 "$qemu"
+			killed="QEMU $qemu killed at $(stat -c %s "$flat") dump bytes"
+		fi
+		break
+	fi
+	kill -0 "$run_pid" 2>/dev/null || break
+	sleep 0.1
+done
+rc=0
+wait "$run_pid" || rc=$?
+check cut_short.qemu_killed_mid_dump "${killed:-the dump never started or QEMU was gone}" test -n "$killed"
+
+run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
+err=$(grep 'error:' "$out/run.err" | tail -1 || true)
+check cut_short.exits_nonzero "exit $rc: $err" test "$rc" = 1 -a -n "$err"
+check cut_short.names_what_is_missing "$err" grep -Eq 'dump incomplete: (cut inside|.*without the end marker)' <<<"$err"
+if [[ -z $run ]]; then
+	fail cut_short.filed "no run directory"
+	exit 1
+fi
+check cut_short.kept_as_incomplete "$(ls "$run" | tr '\n' ' ')" \
+	test -s "$run/vmcore.incomplete" -a ! -e "$run/vmcore" -a ! -e "$run/report.txt"
+check cut_short.meta_failed "$(grep -E '^(status|dump|reason)=' "$run/run.meta" | tr '\n' ' ')" \
+	grep -qx 'dump=incomplete' "$run/run.meta"
+check cut_short.meta_not_success "status: $(sed -n 's/^status=//p' "$run/run.meta")" \
+	grep -qx 'status=failed' "$run/run.meta"
