@@ -26,7 +26,7 @@ KERNEL_OK := $(BUILD)/kernel.ok
 KHDR := $(KERNEL)/src/tools/include/uapi
 
 .PHONY: all deps kernel check-series guard test clean distclean
-all: kernel guard appliance triggers host-tools
+all: kernel guard appliance triggers examples host-tools
 
 deps: $(BUILD)/deps.ok
 $(BUILD)/deps.ok: Makefile lib/install-deps.sh
@@ -88,6 +88,15 @@ $(TB)/names-gen.c: triggers/gen-names.sh $(KERNEL_OK)
 $(TRIGGERCTL): $(TRIGGERCTL_SRCS) $(wildcard triggers/*.h) $(TRIGGER_SKELS)
 	$(CC) $(CFLAGS) -I$(KHDR) -I$(TB) -Itriggers -static -o $@ $(TRIGGERCTL_SRCS) -lbpf -lelf -lz
 
+# Example workloads that need a binary (a uprobe target, a memory hog):
+# static, since they run in the guest.
+EXAMPLE_BINS := $(patsubst triggers/examples/%.c,$(BUILD)/examples/%,$(wildcard triggers/examples/*.c))
+.PHONY: examples
+examples: $(EXAMPLE_BINS)
+$(BUILD)/examples/%: triggers/examples/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
 # --- the appliance guest: kdump initramfs (dracut) and root initramfs
 AB := $(BUILD)/appliance
 MAKEDUMPFILE_OPTS ?= -l -d 31
@@ -138,24 +147,33 @@ host-tools analysis: $(COLLECT) $(FIRE_DECODE) $(CB)/unit-tests
 # --- running it
 DEMO_TRIGGER := syscall_errno
 DEMO_ARGS := syscall=openat errno=ENOENT comm=bpk-demo
-RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(COLLECT) $(FIRE_DECODE)
+RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(COLLECT) $(FIRE_DECODE) $(EXAMPLE_BINS)
 .PHONY: demo run crash
 demo: $(RUN_DEPS)
 	appliance/run.sh --trigger $(DEMO_TRIGGER) --args "$(DEMO_ARGS)" \
-		--workload appliance/demo/workload --timeout 300
+		--workload triggers/examples/syscall_errno.sh --timeout 300
 
-# make run TRIGGER=name ARGS="k=v ..." WORKLOAD=file [REPEAT=n] [TIMEOUT=s] [MEM=1G]
+# make run TRIGGER=name ARGS="k=v ..." WORKLOAD=file [REPEAT=n] [TIMEOUT=s] [MEM=1G] [RUNS=dir]
 run: $(RUN_DEPS)
 	@test -n "$(TRIGGER)" || { echo "make run: TRIGGER= is required (triggerctl list)" >&2; exit 2; }
 	appliance/run.sh --trigger "$(TRIGGER)" --args "$(ARGS)" \
-		--workload "$(or $(WORKLOAD),appliance/demo/workload)" --repeat "$(or $(REPEAT),1)" \
-		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)"
+		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" --repeat "$(or $(REPEAT),1)" \
+		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --runs "$(or $(RUNS),runs)"
 
 # make crash [RUN=runs/<id>]: the report, then crash on that vmcore
 crash: $(FIRE_DECODE)
 	analysis/open-crash.sh $(RUN)
 
-test: $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests
+# The trigger tests' guest: triggerctl, every example workload, the dry-run job.
+TRIGGER_TEST_IMG := $(BUILD)/trigger-test-initramfs.cpio.gz
+EXAMPLE_SCRIPTS := $(wildcard triggers/examples/*.sh)
+$(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) \
+		$(EXAMPLE_BINS) $(EXAMPLE_SCRIPTS) tests/triggers/jobs/trigger-dry
+	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl \
+		tests/triggers/jobs/trigger-dry=/etc/bpk/jobs/trigger-dry \
+		$(foreach e,$(EXAMPLE_SCRIPTS) $(EXAMPLE_BINS),$(e)=/examples/$(notdir $(e)))
+
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests
 	tests/run-all.sh
 
 clean:

@@ -7,7 +7,7 @@
 #
 #   --args "k=v ..."     trigger arguments (checked on the host before boot)
 #   --workload FILE      a script or static binary, run in the guest as
-#                        /etc/bpk/workload (default: appliance/demo/workload)
+#                        /etc/bpk/workload (default: triggers/examples/syscall_errno.sh)
 #   --repeat N           run the workload N times, 0 = until the timeout (1)
 #   --timeout SEC        hard limit for the whole guest run (300)
 #   --mem SIZE           guest memory (1G); --smp N guest CPUs (2)
@@ -15,6 +15,8 @@
 #   --runs DIR           where runs are filed (runs/)
 #   --accel MODE         auto | tcg | kvm (auto)
 #   --dry-run            arm with dry_run, report the trigger status, no dump
+#   --sysctl-off         leave kernel.destructive_bpf_enabled at 0: bpf_panic()
+#                        is unavailable and triggers fire with crash_kexec
 #   --no-report          collect only
 #
 # Paths of the built pieces come from the environment (BUILD, default
@@ -29,8 +31,8 @@ top=$(cd "$here/.." && pwd)
 . "$top/lib/log.sh"
 
 build=${BUILD:-$top/build}
-trigger='' args='' workload=$here/demo/workload repeat=1 timeout=300 mem=1G smp=2
-crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1
+trigger='' args='' workload=$top/triggers/examples/syscall_errno.sh repeat=1 timeout=300 mem=1G smp=2
+crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
 while (($#)); do
 	case $1 in
 	--trigger) trigger=${2:?--trigger needs a name} && shift ;;
@@ -44,6 +46,7 @@ while (($#)); do
 	--runs) runs=${2:?--runs needs a directory} && shift ;;
 	--accel) accel=${2:?--accel needs a mode} && shift ;;
 	--dry-run) dry=1 ;;
+	--sysctl-off) sysctl=0 ;;
 	--no-report) report=0 ;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
@@ -87,6 +90,7 @@ step_done
 cmdline="bpk.job=appliance bpk.trigger=$trigger bpk.repeat=$repeat"
 [[ -z $args ]] || cmdline+=" bpk.args=$(tr ' ' ',' <<<"$args")"
 ((dry == 0)) || cmdline+=" bpk.dry=1"
+((sysctl == 1)) || cmdline+=" bpk.sysctl=0"
 [[ $crashkernel == none ]] || cmdline+=" crashkernel=$crashkernel"
 
 step "guest (trigger $trigger${args:+ $args})"
@@ -115,7 +119,7 @@ step "collect"
 collect_rc=0
 rundir=$("$collect" --staging "$stage" --runs "$runs" --trigger "$trigger" \
 	--meta "trigger_args=$args" --meta "mem=$mem" --meta "smp=$smp" \
-	--meta "crashkernel=$crashkernel" --meta "accel=$accel" \
+	--meta "crashkernel=$crashkernel" --meta "accel=$accel" --meta "destructive_sysctl=$sysctl" \
 	--meta "workload=$(basename "$workload")" --meta "kernel=$(basename "$(readlink -f "$kernel")")" \
 	--meta "vmlinux=$(readlink -f "$kernel/vmlinux")" --meta "qemu_exit=$qemu_rc" \
 	--meta "qemu_wall_s=$((qemu_ms / 1000)).$(printf '%03d' $((qemu_ms % 1000)))") || collect_rc=$?

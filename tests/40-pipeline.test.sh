@@ -10,7 +10,7 @@ fresh_out
 runs=$out/runs
 msg='bpf_panic trigger syscall_errno fired: syscall=openat errno=ENOENT comm=bpk-demo'
 demo=(--trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo"
-	--workload "$top/appliance/demo/workload" --runs "$runs" --timeout 240)
+	--workload "$top/triggers/examples/syscall_errno.sh" --runs "$runs" --timeout 240)
 
 rc=0
 "$top/appliance/run.sh" "${demo[@]}" >"$out/run1.out" 2>"$out/run1.err" || rc=$?

@@ -54,6 +54,23 @@ one_line collect_missing_staging "/nonexistent/stage/console.log" \
 one_line collect_bad_trigger_name "--trigger '../x': not a trigger name" \
 	"$build/collector/bpk-collect" --staging "$out" --runs "$runs" --trigger ../x
 
+# Trigger parameters are checked before anything is loaded (here: on the host).
+tc=$build/triggers/triggerctl
+one_line param_bad_signal "signal=SIGFOO: unknown signal" "$tc" parse fatal_signal signal=SIGFOO
+one_line param_errno_number_unknown "errno=9999: unknown errno" "$tc" parse syscall_errno syscall=openat errno=9999
+one_line param_count_zero "count=0: not a whole number >= 1" "$tc" parse proc_exit count=0
+one_line param_count_text "count=many: not a whole number >= 1" "$tc" parse proc_exit count=many
+one_line param_flag_value "dry_run=2: a flag is given alone" "$tc" parse proc_exit dry_run=2
+one_line param_comm_too_long "longer than 15 characters" "$tc" parse proc_exit comm=a-very-long-command-name
+one_line param_uprobe_target "target=main: not /path/to/binary:symbol" "$tc" parse uprobe target=main
+one_line param_tracepoint "tp=sched_switch: not category:name" "$tc" parse tracepoint tp=sched_switch
+one_line param_func_name "func=do;reboot: not a kernel function name" "$tc" parse func_entry "func=do;reboot"
+one_line param_missing_required "trigger func_entry needs func=" "$tc" parse func_entry
+one_line param_given_twice "errno: given twice" "$tc" parse syscall_errno syscall=openat errno=EIO errno=EAGAIN
+one_line param_needs_value "syscall: needs a value" "$tc" parse syscall_errno syscall
+check bad_input.param_by_number "$("$tc" parse syscall_errno syscall=257 errno=28)" \
+	test "$("$tc" parse syscall_errno syscall=257 errno=28)" = "syscall_errno syscall=openat errno=ENOSPC"
+
 # triggerctl's list works on the host, with no kernel of ours.
 check bad_input.triggerctl_list_on_host "$("$build/triggers/triggerctl" list | head -1)" \
 	grep -q '^syscall_errno: ' <("$build/triggers/triggerctl" list)

@@ -162,27 +162,135 @@ static int set_params(struct rodata *r, const struct arm_args *a, char *err,
 	return 0;
 }
 
-/* Point programs at the target given as a parameter, before load. */
-static int set_targets(struct bpf_object *obj, const struct arm_args *a,
-		       char *err, size_t errlen)
+/* The BTF target of an ATTACH_BTF trigger: a function, or for a tp_btf
+ * program "category:name" -> "name" (libbpf adds the btf_trace_ prefix).
+ */
+static const char *btf_target(const struct arm_args *a, char *buf, size_t len)
+{
+	const char *text = args_get(a, a->trigger->attach_param)->text;
+	const char *colon = strchr(text, ':');
+
+	snprintf(buf, len, "%s", colon ? colon + 1 : text);
+	return buf;
+}
+
+/* func_error's fexit program must know how wide the return value is. */
+static int set_ret_bytes(struct btf *btf, int func_id, struct rodata *ro,
+			 const char *key, const char *text, char *err,
+			 size_t errlen)
+{
+	const struct btf_type *proto;
+	long long ret;
+	size_t size;
+
+	if (!rodata_var(ro, "cfg_ret_bytes", &size))
+		return 0;
+	proto = btf__type_by_id(btf, btf__type_by_id(btf, func_id)->type);
+	ret = proto->type ? btf__resolve_size(btf, proto->type) : 0;
+	if (ret <= 0) {
+		snprintf(err, errlen,
+			 "%s=%s returns void: it cannot return an error", key,
+			 text);
+		return -1;
+	}
+	return set_var(ro, "cfg_ret_bytes", &ret, 0, 0, err, errlen);
+}
+
+/*
+ * Check the attach target against the kernel before anything is loaded and
+ * point the programs at it.
+ */
+static int set_targets(struct bpf_object *obj, struct rodata *ro,
+		       const struct arm_args *a, char *err, size_t errlen)
 {
 	const struct trigger_def *t = a->trigger;
+	const char *key = t->attach_param;
+	const char *text = key ? args_get(a, key)->text : NULL;
 	struct bpf_program *prog;
+	char name[ARG_TEXT_LEN], tp[ARG_TEXT_LEN + 16];
+	struct btf *btf;
+	int id, rc = 0;
 
-	if (t->attach != ATTACH_FENTRY)
+	if (t->attach == ATTACH_UPROBE) {
+		char path[ARG_TEXT_LEN];
+
+		snprintf(path, sizeof(path), "%.*s",
+			 (int)(strchr(text, ':') - text), text);
+		if (access(path, R_OK)) {
+			snprintf(err, errlen, "%s=%s: %s: %s", key, text, path,
+				 strerror(errno));
+			return -1;
+		}
 		return 0;
-	bpf_object__for_each_program(prog, obj) {
-		int rc = bpf_program__set_attach_target(
-			prog, 0, args_get(a, t->attach_param)->text);
+	}
+	if (t->attach != ATTACH_BTF)
+		return 0;
 
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(err, errlen, "cannot read the kernel's BTF: %s",
+			 strerror(errno));
+		return -1;
+	}
+	btf_target(a, name, sizeof(name));
+	if (strchr(text, ':')) {
+		snprintf(tp, sizeof(tp), "btf_trace_%s", name);
+		if (btf__find_by_name_kind(btf, tp, BTF_KIND_TYPEDEF) < 0) {
+			snprintf(err, errlen,
+				 "%s=%s: no tracepoint %s in this kernel", key,
+				 text, name);
+			rc = -1;
+		}
+	} else {
+		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+		if (id < 0) {
+			snprintf(
+				err, errlen,
+				"%s=%s: not a function in this kernel's BTF (inlined, "
+				"or not built in?)",
+				key, text);
+			rc = -1;
+		} else {
+			rc = set_ret_bytes(btf, id, ro, key, text, err, errlen);
+		}
+	}
+	btf__free(btf);
+	if (rc)
+		return -1;
+	bpf_object__for_each_program(prog, obj) {
+		rc = bpf_program__set_attach_target(prog, 0, name);
 		if (rc) {
 			snprintf(err, errlen, "%s=%s: cannot attach there: %s",
-				 t->attach_param,
-				 args_get(a, t->attach_param)->text,
-				 strerror(-rc));
+				 key, text, strerror(-rc));
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Write a trigger's sysctl (hung_task: kernel.hung_task_timeout_secs). */
+static int set_sysctl(const struct arm_args *a, char *err, size_t errlen)
+{
+	const struct trigger_def *t = a->trigger;
+	const char *val;
+	FILE *f;
+
+	if (!t->sysctl_path)
+		return 0;
+	val = args_get(a, t->sysctl_param)->text;
+	f = fopen(t->sysctl_path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s=%s: cannot open %s: %s",
+			 t->sysctl_param, val, t->sysctl_path, strerror(errno));
+		return -1;
+	}
+	/* the handler runs when the write reaches the kernel, at fclose() */
+	if (fprintf(f, "%s\n", val) < 0 || fclose(f)) {
+		snprintf(err, errlen, "%s=%s: %s refused it: %s",
+			 t->sysctl_param, val, t->sysctl_path, strerror(errno));
+		return -1;
+	}
+	printf("set %s = %s\n", t->sysctl_path, val);
 	return 0;
 }
 
@@ -190,39 +298,20 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 				   const struct arm_args *a)
 {
 	const struct trigger_def *t = a->trigger;
-	const char *target =
-		t->attach_param ? args_get(a, t->attach_param)->text : NULL;
-	char buf[ARG_TEXT_LEN];
-	char *sep;
+	char path[ARG_TEXT_LEN], *sym;
 
-	switch (t->attach) {
-	case ATTACH_AUTO:
-	case ATTACH_FENTRY:
+	if (t->attach != ATTACH_UPROBE)
 		return bpf_program__attach(prog);
-	case ATTACH_KPROBE:
-		return bpf_program__attach_kprobe(prog, false, target);
-	case ATTACH_UPROBE:
-	case ATTACH_TRACEPOINT:
-		snprintf(buf, sizeof(buf), "%s", target);
-		sep = strchr(buf, ':');
-		if (!sep) {
-			errno = EINVAL;
-			return NULL;
-		}
-		*sep = '\0';
-		if (t->attach == ATTACH_TRACEPOINT)
-			return bpf_program__attach_tracepoint(prog, buf,
-							      sep + 1);
-		{
-			LIBBPF_OPTS(bpf_uprobe_opts, opts,
-				    .func_name = sep + 1);
+	snprintf(path, sizeof(path), "%s", args_get(a, t->attach_param)->text);
+	sym = strchr(path, ':');
+	*sym++ = '\0';
+	{
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = sym);
 
-			return bpf_program__attach_uprobe_opts(prog, -1, buf, 0,
-							       &opts);
-		}
+		/* pid -1: every process that runs the binary */
+		return bpf_program__attach_uprobe_opts(prog, -1, path, 0,
+						       &opts);
 	}
-	errno = EINVAL;
-	return NULL;
 }
 
 static int mkdir_p(const char *path)
@@ -276,6 +365,14 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 
 	snprintf(msg, sizeof(msg), "bpf_panic trigger %s fired: %s", t->name,
 		 args_describe(a, desc, sizeof(desc)));
+	if (action == FIRE_CRASH_KEXEC && !t->kfunc_ok) {
+		snprintf(
+			err, errlen,
+			"%s cannot fire with crash_kexec (not a tracing program): "
+			"it needs bpf_panic (triggerctl check)",
+			t->name);
+		goto fail;
+	}
 	if (rodata_open(&ro, obj)) {
 		snprintf(err, errlen, "BPF object of %s has no .rodata",
 			 t->name);
@@ -283,7 +380,8 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	}
 	if (set_params(&ro, a, err, errlen) ||
 	    set_var(&ro, "cfg_action", &act, 0, 0, err, errlen) ||
-	    set_var(&ro, "cfg_msg", msg, strlen(msg), 1, err, errlen)) {
+	    set_var(&ro, "cfg_msg", msg, strlen(msg), 1, err, errlen) ||
+	    set_targets(obj, &ro, a, err, errlen)) {
 		free(ro.buf);
 		goto fail;
 	}
@@ -292,7 +390,7 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 			 t->name);
 		goto fail;
 	}
-	if (set_targets(obj, a, err, errlen))
+	if (set_sysctl(a, err, errlen))
 		goto fail;
 
 	/* Only a program that may call bpf_panic() carries the flag: a stock

@@ -14,8 +14,10 @@ const char *param_type_name(enum param_type type)
 		return "string";
 	case PT_UINT:
 		return "uint";
+	case PT_ANYUINT:
+		return "uint|any";
 	case PT_COUNT:
-		return "count>=1";
+		return "uint>=1";
 	case PT_FLAG:
 		return "flag";
 	case PT_SYSCALL:
@@ -24,8 +26,6 @@ const char *param_type_name(enum param_type type)
 		return "errno";
 	case PT_SIGNAL:
 		return "signal";
-	case PT_MSEC:
-		return "msec>=1";
 	case PT_SYMBOL:
 		return "symbol";
 	}
@@ -71,9 +71,18 @@ static int convert(const struct param_def *def, const char *text,
 			return -1;
 		}
 		return 0;
+	case PT_ANYUINT:
+		if (!strcmp(text, "any")) {
+			v->num = -1;
+			return 0;
+		}
+		if (!parse_uint(text, 0, &v->num))
+			return 0;
+		snprintf(err, errlen, "%s=%s: not a whole number, or any",
+			 def->key, text);
+		return -1;
 	case PT_UINT:
 	case PT_COUNT:
-	case PT_MSEC:
 		if (!parse_uint(text, def->type == PT_UINT ? 0 : 1, &v->num))
 			return 0;
 		snprintf(err, errlen, "%s=%s: not a whole number%s", def->key,
@@ -89,6 +98,11 @@ static int convert(const struct param_def *def, const char *text,
 			 def->key, text, def->key, def->key);
 		return -1;
 	case PT_SYSCALL:
+		if (!strcmp(text, "any") && def->def &&
+		    !strcmp(def->def, "any")) {
+			v->num = -1;
+			return 0;
+		}
 		if (!name_lookup(syscall_names, text, &num))
 			break;
 		snprintf(err, errlen, "%s=%s: unknown x86_64 syscall", def->key,
@@ -107,6 +121,10 @@ static int convert(const struct param_def *def, const char *text,
 			def->key, text);
 		return -1;
 	case PT_SIGNAL:
+		if (!strcmp(text, "any")) {
+			v->num = 0;
+			return 0;
+		}
 		if (!name_lookup(signal_names, text, &num))
 			break;
 		snprintf(
@@ -212,6 +230,33 @@ int args_parse(const struct trigger_def *t, int argc, char **argv,
 			snprintf(err, errlen, "trigger %s needs %s= (%s)",
 				 t->name, out->vals[j].def->key,
 				 out->vals[j].def->help);
+			return -1;
+		}
+	}
+	if (t->attach_param) {
+		const struct arg_value *v = args_get(out, t->attach_param);
+		const char *colon = strchr(v->text, ':');
+
+		if (t->attach == ATTACH_UPROBE &&
+		    (v->text[0] != '/' || !colon || !colon[1])) {
+			snprintf(err, errlen,
+				 "%s=%s: not /path/to/binary:symbol",
+				 v->def->key, v->text);
+			return -1;
+		}
+		if (!strcmp(v->def->key, "tp") &&
+		    (!colon || colon == v->text || !colon[1])) {
+			snprintf(err, errlen, "tp=%s: not category:name",
+				 v->text);
+			return -1;
+		}
+		if (!strcmp(v->def->key, "func") &&
+		    strspn(v->text, "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_.") != strlen(v->text)) {
+			snprintf(err, errlen,
+				 "func=%s: not a kernel function name",
+				 v->text);
 			return -1;
 		}
 	}

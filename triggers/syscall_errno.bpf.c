@@ -15,6 +15,6 @@ int BPF_PROG(syscall_errno, struct pt_regs *regs, long ret)
 	nr = BPF_CORE_READ(regs, orig_ax);
 	if (nr != cfg_syscall || !trigger_task_selected())
 		return 0;
-	trigger_match("syscall_errno", regs, "syscall=%ld errno=%ld", nr, -ret);
+	trigger_match("syscall_errno", "syscall=%ld errno=%ld", nr, -ret);
 	return 0;
 }

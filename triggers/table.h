@@ -12,13 +12,13 @@
 enum param_type {
 	PT_STRING, /* text, copied into a char array */
 	PT_UINT, /* decimal, >= 0 */
-	PT_COUNT, /* decimal, >= 1 */
+	PT_ANYUINT, /* decimal >= 0, or "any" (-1) */
+	PT_COUNT, /* decimal, >= 1: counts and durations (the key names the unit) */
 	PT_FLAG, /* "key" alone, or key=0/1 */
-	PT_SYSCALL, /* x86_64 syscall name or number */
+	PT_SYSCALL, /* x86_64 syscall name or number; "any" (-1) if the default */
 	PT_ERRNO, /* errno name or number; "any" = 0 */
-	PT_SIGNAL, /* signal name (SIGSEGV or SEGV) or number */
-	PT_MSEC, /* milliseconds, >= 1 */
-	PT_SYMBOL, /* an attach target: function, binary:symbol, category:name */
+	PT_SIGNAL, /* signal name (SIGSEGV or SEGV) or number; "any" = 0 */
+	PT_SYMBOL, /* an attach target: function, /binary:symbol, category:name */
 };
 
 struct param_def {
@@ -32,10 +32,10 @@ struct param_def {
 
 enum attach_kind {
 	ATTACH_AUTO, /* every program by its SEC() name */
-	ATTACH_FENTRY, /* fentry/fexit programs on the function in attach_param */
-	ATTACH_KPROBE, /* kprobe programs on the function in attach_param */
-	ATTACH_UPROBE, /* uprobe programs on binary:symbol in attach_param */
-	ATTACH_TRACEPOINT, /* tracepoint programs on category:name in attach_param */
+	ATTACH_BTF, /* fentry/fexit/tp_btf on the target in attach_param
+		     * (for tp_btf, category:name: the name is the target)
+		     */
+	ATTACH_UPROBE, /* uprobe programs on /binary:symbol in attach_param */
 };
 
 struct trigger_def {
@@ -45,7 +45,14 @@ struct trigger_def {
 	const struct param_def *params; /* own parameters, { NULL } ended */
 	enum attach_kind attach;
 	const char *attach_param;
+	/* Its programs are tracing programs (fentry/fexit/tp_btf), which may
+	 * call the crash_kexec kfunc: the fire action on a stock kernel.
+	 */
+	int kfunc_ok;
+	/* A sysctl the loader sets to a parameter's value before arming */
+	const char *sysctl_path, *sysctl_param;
 	const char *example; /* arguments of a typical use */
+	const char *workload; /* triggers/examples/<this> provokes it */
 };
 
 extern const struct param_def common_params[];

@@ -32,17 +32,14 @@ struct trigger_state state SEC(".data.fire");
 static void (*bpf_panic)(const char *msg) = (void *)BPF_FUNC_panic;
 extern void crash_kexec(struct pt_regs *regs) __ksym __weak;
 
-static __always_inline bool trigger_task_selected(void)
+/* Does task @comm/@tgid pass the common comm= and pid= filters? */
+static __always_inline bool trigger_selects(const char *comm, __u32 tgid)
 {
-	char comm[FIRE_COMM_LEN];
 	int i;
 
-	if (cfg_pid && (bpf_get_current_pid_tgid() >> 32) != cfg_pid)
+	if (cfg_pid && tgid != cfg_pid)
 		return false;
-	if (!cfg_comm[0])
-		return true;
-	bpf_get_current_comm(comm, sizeof(comm));
-	for (i = 0; i < FIRE_COMM_LEN; i++) {
+	for (i = 0; i < FIRE_COMM_LEN && cfg_comm[0]; i++) {
 		if (comm[i] != cfg_comm[i])
 			return false;
 		if (!comm[i])
@@ -51,12 +48,31 @@ static __always_inline bool trigger_task_selected(void)
 	return true;
 }
 
+/* ... the current task */
+static __always_inline bool trigger_task_selected(void)
+{
+	char comm[FIRE_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	return trigger_selects(comm, bpf_get_current_pid_tgid() >> 32);
+}
+
+/* ... another task: the victim of the OOM killer, a hung or delayed task */
+static __always_inline bool trigger_other_selected(struct task_struct *t)
+{
+	char comm[FIRE_COMM_LEN];
+
+	BPF_CORE_READ_STR_INTO(&comm, t, comm);
+	return trigger_selects(comm, BPF_CORE_READ(t, tgid));
+}
+
 /*
  * A match: count it; on the cfg_count-th, fill the fire record (detail is
- * the trigger's own "k=v" text) and fire. @regs may be NULL: crash_kexec()
- * then saves the registers of the current context itself.
+ * the trigger's own "k=v" text) and fire. crash_kexec() is given no
+ * registers: it then saves those of the current (kernel) context, which is
+ * where the backtrace of the dump should start.
  */
-#define trigger_match(name, regs, fmt, args...)                               \
+#define trigger_match(name, fmt, args...)                                     \
 	({                                                                    \
 		__u64 __n = __sync_fetch_and_add(&state.matches, 1) + 1;      \
 		if (__n == cfg_count) {                                       \
@@ -77,7 +93,7 @@ static __always_inline bool trigger_task_selected(void)
 			if (cfg_action == FIRE_BPF_PANIC)                     \
 				bpf_panic((const char *)cfg_msg);             \
 			else if (cfg_action == FIRE_CRASH_KEXEC)              \
-				crash_kexec(regs);                            \
+				crash_kexec(NULL);                            \
 		}                                                             \
 	})
 

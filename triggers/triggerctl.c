@@ -47,6 +47,7 @@ static int cmd_list(void)
 		list_params(t->params);
 		printf("    example: triggerctl arm %s %s\n", t->name,
 		       t->example);
+		printf("    example workload: %s\n", t->workload);
 	}
 	printf("common parameters (every trigger):\n");
 	list_params(common_params);
