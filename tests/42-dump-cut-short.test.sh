@@ -41,7 +41,7 @@ if [[ -z $run ]]; then
 	fail cut_short.filed "no run directory"
 	exit 1
 fi
-check cut_short.kept_as_incomplete "$(ls "$run" | tr '\n' ' ')" \
+check cut_short.kept_as_incomplete "$(find "$run" -mindepth 1 -printf '%f ')" \
 	test -s "$run/vmcore.incomplete" -a ! -e "$run/vmcore" -a ! -e "$run/report.txt"
 check cut_short.meta_failed "$(grep -E '^(status|dump|reason)=' "$run/run.meta" | tr '\n' ' ')" \
 	grep -qx 'dump=incomplete' "$run/run.meta"

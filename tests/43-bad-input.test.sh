@@ -31,8 +31,8 @@ one_line missing_workload "/nonexistent/wl: workload not found" \
 	"$run" --trigger syscall_errno --args "syscall=openat" --workload /nonexistent/wl --runs "$runs"
 one_line bad_crashkernel "--crashkernel 'lots'" \
 	"$run" --trigger syscall_errno --args "syscall=openat" --crashkernel lots --runs "$runs"
-check bad_input.nothing_filed "runs dir: $(ls -A "$runs" 2>/dev/null | wc -l) entries" \
-	test -z "$(ls -A "$runs" 2>/dev/null)"
+check bad_input.nothing_filed "runs dir: $(find "$runs" -mindepth 1 2>/dev/null | wc -l) entries" \
+	test -z "$(find "$runs" -mindepth 1 2>/dev/null)"
 
 one_line report_missing_run "/nonexistent/run: not a readable run directory" \
 	"$top/analysis/report.sh" /nonexistent/run

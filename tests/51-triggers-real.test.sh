@@ -11,6 +11,7 @@ fresh_out
 cd "$top"
 
 runs=$out/runs
+mkdir -p "$runs"
 mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
 	line=$(grep -E "^make run TRIGGER=$name ARGS=" README.md | head -1 || true)

@@ -153,7 +153,7 @@ const struct trigger_def triggers[] = {
 		.elf_bytes = syscall_slow_bpf__elf_bytes,
 		.params = syscall_slow_params,
 		.kfunc_ok = 1,
-		.example = "syscall=nanosleep ms=300",
+		.example = "syscall=clock_nanosleep ms=300",
 		.workload = "syscall_slow.sh",
 	},
 	{
