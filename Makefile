@@ -122,6 +122,34 @@ $(ROOT_IMG): appliance/mkinitramfs.sh appliance/guest/init $(wildcard appliance/
 .PHONY: FORCE
 FORCE:
 
+# --- benchmarks (make bench): guest programs and the trigger-cost image
+BB := $(BUILD)/bench
+BENCH_BINS := $(BB)/dirty $(BB)/dirty-hold $(BB)/hotloop $(BB)/empty-loader
+$(BB)/dirty: bench/guest/dirty.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+$(BB)/dirty-hold: bench/guest/dirty.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DHOLD -static -o $@ $<
+$(BB)/hotloop: bench/guest/hotloop.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+$(BB)/empty.bpf.o: bench/guest/empty.bpf.c $(TB)/vmlinux.h
+	@mkdir -p $(@D)
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -c $< -o $@
+$(BB)/empty.skel.h: $(BB)/empty.bpf.o
+	bpftool gen skeleton $< name empty_bpf > $@
+$(BB)/empty-loader: bench/guest/empty-loader.c $(BB)/empty.skel.h
+	$(CC) $(CFLAGS) -I$(BB) -static -o $@ $< -lbpf -lelf -lz
+$(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) $(BENCH_BINS) \
+		bench/guest/jobs/bench-cost
+	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl bench/guest/jobs/bench-cost=/etc/bpk/jobs/bench-cost \
+		$(foreach b,$(BENCH_BINS),$(b)=/bench/$(notdir $(b)))
+
+.PHONY: bench
+bench: $(RUN_DEPS) $(BENCH_BINS) $(BB)/cost.cpio.gz
+	bench/run-bench.sh
+
 # --- host side: the collector and the report's fire-record decoder
 CB := $(BUILD)/collector
 COLLECT := $(CB)/bpk-collect

@@ -18,10 +18,13 @@
 #   --sysctl-off         leave kernel.destructive_bpf_enabled at 0: bpf_panic()
 #                        is unavailable and triggers fire with crash_kexec
 #   --no-report          collect only
+#   --qemu-arg ARG       pass ARG to QEMU (repeatable), e.g. a QMP socket
+#   --trigger none       arm nothing: the workload itself crashes the guest
+#                        (the sysrq baseline of the benchmarks)
 #
 # Paths of the built pieces come from the environment (BUILD, default
-# build/): the kernel, build/appliance/root.cpio.gz, triggerctl, the
-# collector and fire-decode. Exit 0 when a verified vmcore and its report
+# build/): the kernel, build/appliance/root.cpio.gz (or BPK_ROOT_IMG),
+# triggerctl, the collector and fire-decode. Exit 0 when a verified vmcore and its report
 # exist; 1 when the run failed (it is still filed); 2 on bad input.
 set -euo pipefail
 
@@ -33,6 +36,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 trigger='' args='' workload=$top/triggers/examples/syscall_errno.sh repeat=1 timeout=300 mem=1G smp=2
 crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
+qemu_args=()
 while (($#)); do
 	case $1 in
 	--trigger) trigger=${2:?--trigger needs a name} && shift ;;
@@ -48,13 +52,14 @@ while (($#)); do
 	--dry-run) dry=1 ;;
 	--sysctl-off) sysctl=0 ;;
 	--no-report) report=0 ;;
+	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}") && shift ;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
 done
 
 kernel=$build/kernel
-root_img=$build/appliance/root.cpio.gz
+root_img=${BPK_ROOT_IMG:-$build/appliance/root.cpio.gz}
 triggerctl=$build/triggers/triggerctl
 collect=$build/collector/bpk-collect
 [[ -n $trigger ]] || bad_input "--trigger is required (triggerctl list shows them)"
@@ -70,7 +75,11 @@ collect=$build/collector/bpk-collect
 parse_args=()
 read -r -a parse_args <<<"$args"
 ((dry == 0)) || parse_args+=(dry_run)
-"$triggerctl" parse "$trigger" "${parse_args[@]}" >/dev/null || exit 2
+if [[ $trigger == none ]]; then
+	[[ -z $args ]] || bad_input "--trigger none takes no --args"
+else
+	"$triggerctl" parse "$trigger" "${parse_args[@]}" >/dev/null || exit 2
+fi
 
 mkdir -p "$runs"
 stage=$(mktemp -d "$runs/.staging-XXXXXX")
@@ -100,7 +109,7 @@ qemu_rc=0
 	--append "$cmdline" --mem "$mem" --smp "$smp" --accel "$accel" --timeout "$timeout" \
 	--console "$stage/console.log" --port "results=$stage/results.txt" \
 	--port "dmesg=$stage/dmesg.txt" --port "dump=$stage/dump.flat" \
-	--port "status=$stage/status.txt" --quiet || qemu_rc=$?
+	--port "status=$stage/status.txt" --quiet -- "${qemu_args[@]}" || qemu_rc=$?
 qemu_ms=$(($(now_ms) - t_boot))
 rm -f "$stage/initrd.cpio.gz"
 if ((qemu_rc == 124)); then

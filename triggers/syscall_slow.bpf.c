@@ -15,11 +15,14 @@ struct {
 SEC("tp_btf/sys_enter")
 int BPF_PROG(syscall_slow_enter, struct pt_regs *regs, long id)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	__u32 tid;
+	__u64 now;
 
+	/* on every syscall entry: the cheap test first, helpers only after it */
 	if ((cfg_syscall >= 0 && id != cfg_syscall) || !trigger_task_selected())
 		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&entered, &tid, &now, BPF_ANY);
 	return 0;
 }
@@ -27,17 +30,21 @@ int BPF_PROG(syscall_slow_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(syscall_slow_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 *start = bpf_map_lookup_elem(&entered, &tid);
-	__u64 ms;
+	long nr = regs->orig_ax; /* a BTF pointer: a direct load, no helper call */
+	__u64 *start, ms;
+	__u32 tid;
 
+	/* every syscall exit comes here: rule out the others before the lookup */
+	if (cfg_syscall >= 0 && nr != cfg_syscall)
+		return 0;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	start = bpf_map_lookup_elem(&entered, &tid);
 	if (!start)
 		return 0;
 	ms = (bpf_ktime_get_ns() - *start) / 1000000;
 	bpf_map_delete_elem(&entered, &tid);
 	if (ms < cfg_msec)
 		return 0;
-	trigger_match("syscall_slow", "syscall=%ld ms=%llu ret=%ld",
-		      BPF_CORE_READ(regs, orig_ax), ms, ret);
+	trigger_match("syscall_slow", "syscall=%ld ms=%llu ret=%ld", nr, ms, ret);
 	return 0;
 }
