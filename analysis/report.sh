@@ -38,16 +38,27 @@ need_cmd crash crash
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# crash exits 1 at the end of a batch file even when every command worked:
-# judge it by its output, which must reach the last section marker.
-crash_batch() { # crash_batch CMDFILE OUT
-	crash -s --kaslr=auto "$vmlinux" "$run/vmcore" -i "$1" </dev/null >"$2" 2>&1 || true
-	local last
-	last=$(grep -o '@@@ [^"]*' "$1" | tail -1)
-	grep -qxF "$last" "$2" ||
-		die "crash could not open $run/vmcore with $vmlinux: $(grep -v '^$' "$2" | head -2 | tr '\n' ' ')"
+
+# One crash process answers every question (it takes seconds to load the
+# vmlinux debug info): commands go to its stdin, each batch ends with a
+# marker line that its output must reach.
+coproc CRASH { crash -s --kaslr=auto "$vmlinux" "$run/vmcore" 2>&1; }
+batch=0
+# ask OUT CMD...: run the crash commands, their output into OUT
+ask() {
+	local out=$1 line marker
+	shift
+	batch=$((batch + 1))
+	marker="@@@ end of batch $batch"
+	printf '%s\n' "$@" "!echo \"$marker\"" >&"${CRASH[1]}"
+	: >"$out"
+	while IFS= read -r -t 120 line <&"${CRASH[0]}"; do
+		[[ $line == "$marker" ]] && return 0
+		printf '%s\n' "$line" >>"$out"
+	done
+	die "crash could not open $run/vmcore with $vmlinux: $(grep -v '^$' "$out" | head -2 | tr '\n' ' ')"
 }
-# section NAME: the lines crash printed for the command after "@@@ NAME"
+# section NAME: what crash printed for the command after "@@@ NAME"
 section() {
 	awk -v s="@@@ $1" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass1.out"
 }
@@ -55,10 +66,11 @@ section() {
 t0=$(now_ms)
 cmds=(sys bt log bpf "bpf -M" "bpf -P" "kmem -i" "px &((struct bpf_array *)0)->value")
 names=(sys bt log bpf maps progs kmem valoff)
+pass1=()
 for i in "${!cmds[@]}"; do
-	printf '!echo "@@@ %s"\n%s\n' "${names[i]}" "${cmds[i]}"
-done >"$work/pass1.cmd"
-crash_batch "$work/pass1.cmd" "$work/pass1.out"
+	pass1+=("!echo \"@@@ ${names[i]}\"" "${cmds[i]}")
+done
+ask "$work/pass1.out" "${pass1[@]}"
 
 # The .data.fire maps: map id and address (from bpf -M), the program that
 # uses each (bpf -P), and the value offset inside struct bpf_array.
@@ -66,13 +78,15 @@ valoff=$(section valoff | grep -o '0x[0-9a-f]*' | tail -1)
 size=$("$fire_decode" --size)
 section maps | awk '/^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+/ { id = $1; addr = $2 }
 	/NAME: "\.data\.fire"/ { print id, addr }' >"$work/fire-maps"
-: >"$work/pass2.cmd"
+pass2=()
 while read -r id addr; do
-	printf '!echo "@@@ fire %s"\nrd -8 0x%x %d\n' "$id" $((0x$addr + valoff)) "$size" >>"$work/pass2.cmd"
+	pass2+=("!echo \"@@@ fire $id\"" "$(printf 'rd -8 0x%x %d' $((0x$addr + valoff)) "$size")")
 done <"$work/fire-maps"
-if [[ -s $work/pass2.cmd ]]; then
-	crash_batch "$work/pass2.cmd" "$work/pass2.out"
-fi
+: >"$work/pass2.out"
+((${#pass2[@]} == 0)) || ask "$work/pass2.out" "${pass2[@]}"
+printf 'q\n' >&"${CRASH[1]}"
+wait "$CRASH_PID" 2>/dev/null || true
+
 prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	section progs | awk -v m="$1" '/^ *[0-9]+ +[0-9a-f]+ +[0-9a-f]+ +[A-Z_]+/ {
 		n = split($NF, used, ","); hit = 0; for (i = 1; i <= n; i++) if (used[i] == m) hit = 1 }
@@ -127,7 +141,8 @@ prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	echo
 	echo "== Timings (seconds)"
 	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /'
-	echo "   report_s=$((($(now_ms) - t0) / 1000))"
+	ms=$(($(now_ms) - t0))
+	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10)))"
 } >"$run/report.txt.tmp"
 mv "$run/report.txt.tmp" "$run/report.txt"
 cat "$run/report.txt"
