@@ -22,7 +22,8 @@
 #   --trigger none       arm nothing: the workload itself crashes the guest
 #                        (the sysrq baseline of the benchmarks)
 #
-# Paths of the built pieces come from the environment (BUILD, default
+# At a terminal, an interactive crash session on the vmcore follows the
+# report. Paths of the built pieces come from the environment (BUILD, default
 # build/): the kernel, build/appliance/root.cpio.gz (or BPK_ROOT_IMG),
 # triggerctl, the collector and fire-decode. Exit 0 when a verified vmcore and its report
 # exist; 1 when the run failed (it is still filed); 2 on bad input.
@@ -142,3 +143,7 @@ if ((report)); then
 	step_done "$rundir/report.txt"
 fi
 say "run filed: $rundir"
+# At a terminal, the report is followed by crash itself on the new vmcore.
+if ((report)) && [[ -t 0 && -t 1 ]]; then
+	exec "$top/analysis/open-crash.sh" --no-report "$rundir"
+fi

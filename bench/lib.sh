@@ -8,7 +8,8 @@ stats() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
 		if (NR == 0) { print "0 - - -"; exit }
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%d %.3g %.3g %.3g\n", NR, m, v[1], v[NR] }'
+		printf "%d %s %s %s\n", NR, f(m), f(v[1]), f(v[NR]) }
+		function f(x) { return x >= 100 || x <= -100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }'
 }
 
 # record SECTION METRIC UNIT NOTE VALUE...: one row, to $results (set by

@@ -24,14 +24,7 @@ if ((rc != 0)); then
 	fail guard.boot "qemu-run exited $rc; console tail: $(tail -3 "$out/console.log" | tr '\n' ' ')"
 	exit 1
 fi
-for id in "${expected[@]}"; do
-	line=$(grep -F "RESULT " "$out/results.txt" | grep -F " $id: " | head -1 || true)
-	case $line in
-	"RESULT PASS "*) pass "guard.$id" "${line#RESULT PASS "$id": }" ;;
-	"RESULT FAIL "*) fail "guard.$id" "${line#RESULT FAIL "$id": }" ;;
-	*) fail "guard.$id" "no result from the guest (console: $out/console.log)" ;;
-	esac
-done
+guest_results "$out/results.txt" guard "${expected[@]}"
 unexpected=$(grep '^RESULT ' "$out/results.txt" | awk '{print $3}' | tr -d : |
 	grep -vxF -f <(printf '%s\n' "${expected[@]}") || true)
 check guard.no_unknown_results "unexpected: ${unexpected:-none}" test -z "$unexpected"

@@ -25,13 +25,6 @@ bad=(func_not_in_btf func_returns_void tracepoint_missing uprobe_no_binary uprob
 ids=()
 for name in "${names[@]}"; do ids+=("$name.match" "$name.unrelated"); done
 for b in "${bad[@]}"; do ids+=("bad.$b"); done
-for id in "${ids[@]}"; do
-	line=$(grep -F "RESULT " "$out/results.txt" | grep -F " $id: " | head -1 || true)
-	case $line in
-	"RESULT PASS "*) pass "dry.$id" "${line#RESULT PASS "$id": }" ;;
-	"RESULT FAIL "*) fail "dry.$id" "${line#RESULT FAIL "$id": }" ;;
-	*) fail "dry.$id" "no result from the guest" ;;
-	esac
-done
+guest_results "$out/results.txt" dry "${ids[@]}"
 check dry.ran_to_the_end "$(grep '^DRY-DONE' "$out/results.txt" || echo 'no DRY-DONE line')" \
 	grep -qx "DRY-DONE ${#ids[@]}" "$out/results.txt"

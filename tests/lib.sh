@@ -36,3 +36,19 @@ fresh_out() {
 	rm -rf "$out"
 	mkdir -p "$out"
 }
+
+# guest_results FILE PREFIX ID...: a PASS or FAIL line per expected ID, from
+# the "RESULT PASS|FAIL <id>: detail" lines a guest job wrote to FILE; an ID
+# the guest did not report is a failure.
+guest_results() {
+	local file=$1 prefix=$2 id line
+	shift 2
+	for id in "$@"; do
+		line=$(grep -F "RESULT " "$file" | grep -F " $id: " | head -1 || true)
+		case $line in
+		"RESULT PASS "*) pass "$prefix.$id" "${line#RESULT PASS "$id": }" ;;
+		"RESULT FAIL "*) fail "$prefix.$id" "${line#RESULT FAIL "$id": }" ;;
+		*) fail "$prefix.$id" "no result from the guest (console: $(dirname "$file")/console.log)" ;;
+		esac
+	done
+}

@@ -141,7 +141,8 @@ static int set_params(struct rodata *r, const struct arm_args *a, char *err,
 {
 	for (int i = 0; i < a->n; i++) {
 		const struct arg_value *v = &a->vals[i];
-		int str = v->def->type == PT_STRING;
+		int str = v->def->type == PT_STRING ||
+			  v->def->type == PT_SYMBOL;
 		int rc;
 
 		if (!v->def->var)

@@ -7,6 +7,8 @@ const volatile __s64 cfg_errno = 0; /* errno to match, 0 = any error */
  * 4-byte int leaves the upper half of the register undefined.
  */
 const volatile __u32 cfg_ret_bytes = 8;
+/* the function's name, for the record (see func_entry.bpf.c) */
+const volatile char cfg_func[64] = {};
 
 SEC("fexit")
 int BPF_PROG(func_error)
@@ -22,7 +24,6 @@ int BPF_PROG(func_error)
 		return 0;
 	if (!trigger_task_selected())
 		return 0;
-	trigger_match("func_error", "errno=%ld ip=0x%lx", -ret,
-		      bpf_get_func_ip(ctx));
+	trigger_match("func_error", "func=%s errno=%ld", cfg_func, -ret);
 	return 0;
 }

@@ -30,7 +30,8 @@ int BPF_PROG(syscall_slow_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(syscall_slow_exit, struct pt_regs *regs, long ret)
 {
-	long nr = regs->orig_ax; /* a BTF pointer: a direct load, no helper call */
+	long nr =
+		regs->orig_ax; /* a BTF pointer: a direct load, no helper call */
 	__u64 *start, ms;
 	__u32 tid;
 
@@ -45,6 +46,7 @@ int BPF_PROG(syscall_slow_exit, struct pt_regs *regs, long ret)
 	bpf_map_delete_elem(&entered, &tid);
 	if (ms < cfg_msec)
 		return 0;
-	trigger_match("syscall_slow", "syscall=%ld ms=%llu ret=%ld", nr, ms, ret);
+	trigger_match("syscall_slow", "syscall=%ld ms=%llu ret=%ld", nr, ms,
+		      ret);
 	return 0;
 }

@@ -42,14 +42,14 @@ const struct param_def common_params[] = {
 };
 
 static const struct param_def func_params[] = {
-	{ "func", PT_SYMBOL, NULL, NULL,
-	  "kernel function (in the kernel's BTF)", 0 },
+	{ "func", PT_SYMBOL, "cfg_func", NULL,
+	  "kernel function (in the kernel's BTF)", 63 },
 	END_PARAMS,
 };
 
 static const struct param_def func_error_params[] = {
-	{ "func", PT_SYMBOL, NULL, NULL,
-	  "kernel function (in the kernel's BTF)", 0 },
+	{ "func", PT_SYMBOL, "cfg_func", NULL,
+	  "kernel function (in the kernel's BTF)", 63 },
 	{ "errno", PT_ERRNO, "cfg_errno", "any",
 	  "the error it returns (name, number or any)", 0 },
 	END_PARAMS,

@@ -17,7 +17,8 @@
 
 /* Common parameters, written by triggerctl before load; read-only after. */
 const volatile __u32 cfg_pid = 0; /* tgid to watch, 0 = any */
-const volatile char cfg_comm[FIRE_COMM_LEN] = {}; /* comm to watch, "" = any */
+/* comm to watch, "" = any; aligned for trigger_selects() */
+const volatile char cfg_comm[FIRE_COMM_LEN] __attribute__((aligned(8))) = {};
 const volatile __u64 cfg_count = 1; /* fire on the Nth match */
 const volatile __u32 cfg_action = FIRE_NONE;
 /* The panic message, built by the loader from the trigger and its arguments.
@@ -32,35 +33,37 @@ struct trigger_state state SEC(".data.fire");
 static void (*bpf_panic)(const char *msg) = (void *)BPF_FUNC_panic;
 extern void crash_kexec(struct pt_regs *regs) __ksym __weak;
 
-/* Does task @comm/@tgid pass the common comm= and pid= filters? */
+/*
+ * Does task @comm/@tgid pass the common comm= and pid= filters? Both comms
+ * are 16 zero-padded, 8-byte aligned bytes: two word compares, not a loop,
+ * since this runs on every event of a hot path.
+ */
 static __always_inline bool trigger_selects(const char *comm, __u32 tgid)
 {
-	int i;
+	const volatile __u64 *want = (const volatile __u64 *)cfg_comm;
+	const __u64 *have = (const __u64 *)comm;
 
 	if (cfg_pid && tgid != cfg_pid)
 		return false;
-	for (i = 0; i < FIRE_COMM_LEN && cfg_comm[0]; i++) {
-		if (comm[i] != cfg_comm[i])
-			return false;
-		if (!comm[i])
-			break;
-	}
-	return true;
+	return !cfg_comm[0] || (have[0] == want[0] && have[1] == want[1]);
 }
 
-/* ... the current task */
+/* ... the current task: its comm read in place (the kernel keeps task
+ * comms zero-padded, __set_task_comm), no copy through a helper
+ */
 static __always_inline bool trigger_task_selected(void)
 {
-	char comm[FIRE_COMM_LEN];
+	struct task_struct *t = bpf_get_current_task_btf();
 
-	bpf_get_current_comm(comm, sizeof(comm));
-	return trigger_selects(comm, bpf_get_current_pid_tgid() >> 32);
+	if (cfg_pid && t->tgid != cfg_pid)
+		return false;
+	return trigger_selects(t->comm, t->tgid);
 }
 
 /* ... another task: the victim of the OOM killer, a hung or delayed task */
 static __always_inline bool trigger_other_selected(struct task_struct *t)
 {
-	char comm[FIRE_COMM_LEN];
+	char comm[FIRE_COMM_LEN] __attribute__((aligned(8))) = {};
 
 	BPF_CORE_READ_STR_INTO(&comm, t, comm);
 	return trigger_selects(comm, BPF_CORE_READ(t, tgid));

@@ -36,7 +36,8 @@ int main(void)
 	long total, want, pct = DIRTY_PERCENT;
 	unsigned long *p, seed = 88172645463325252UL;
 
-	if (prctl(PR_SET_NAME, "dirty", 0, 0, 0) || (total = mem_total_kib()) < 0) {
+	if (prctl(PR_SET_NAME, "dirty", 0, 0, 0) ||
+	    (total = mem_total_kib()) < 0) {
 		perror("dirty: prctl or /proc/meminfo");
 		return 1;
 	}

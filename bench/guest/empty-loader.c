@@ -26,14 +26,17 @@ int main(int argc, char **argv)
 	}
 	skel = empty_bpf__open_and_load();
 	if (!skel) {
-		fprintf(stderr, "empty-loader: load failed: %s\n", strerror(errno));
+		fprintf(stderr, "empty-loader: load failed: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	snprintf(names, sizeof(names), "%s", argv[1]);
-	for (name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+	for (name = strtok_r(names, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
 		prog = bpf_object__find_program_by_name(skel->obj, name);
 		if (!prog || !bpf_program__attach(prog)) {
-			fprintf(stderr, "empty-loader: %s: cannot attach\n", name);
+			fprintf(stderr, "empty-loader: %s: cannot attach\n",
+				name);
 			return 1;
 		}
 		n++;

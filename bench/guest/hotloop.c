@@ -22,6 +22,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getpgid, 0);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n);
+	printf("%.1f\n",
+	       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n);
 	return 0;
 }

@@ -52,6 +52,20 @@ static const struct prog_kind socket_filter = { "socket_filter",
 static const struct prog_kind xdp = { "xdp", BPF_PROG_TYPE_XDP, 0, NULL };
 
 static int failures;
+
+/* Put a capability back after a check dropped it: every later check needs
+ * it, so failing here ends the run.
+ */
+static void cap_restore(int cap)
+{
+	int err = cap_raise_effective(cap);
+
+	if (err) {
+		fprintf(stderr, "guard: cannot raise capability %d again: %s\n",
+			cap, strerror(-err));
+		exit(2);
+	}
+}
 static int checks_run;
 
 /* Print one result line; @ok decides PASS/FAIL, the rest says what was seen. */
@@ -170,12 +184,7 @@ static void check_needs_cap_sys_boot(void)
 	}
 	expect_refused("c.needs_cap_sys_boot", &fentry, BPF_F_DESTRUCTIVE,
 		       -EINVAL, "unknown func bpf_panic");
-	err = cap_raise_effective(CAP_SYS_BOOT);
-	if (err) {
-		fprintf(stderr, "guard: cannot raise CAP_SYS_BOOT again: %s\n",
-			strerror(-err));
-		exit(2);
-	}
+	cap_restore(CAP_SYS_BOOT);
 }
 
 static void check_needs_sysctl(void)
@@ -203,12 +212,7 @@ static void check_sysctl_write_needs_cap(void)
 		return;
 	}
 	werr = sysctl_write(DESTRUCTIVE_SYSCTL, "1");
-	err = cap_raise_effective(CAP_SYS_ADMIN);
-	if (err) {
-		fprintf(stderr, "guard: cannot raise CAP_SYS_ADMIN again: %s\n",
-			strerror(-err));
-		exit(2);
-	}
+	cap_restore(CAP_SYS_ADMIN);
 	err = sysctl_read(DESTRUCTIVE_SYSCTL, &val);
 	result(werr == -EPERM && !err && val == 0, id,
 	       "write 1 without CAP_SYS_ADMIN -> %s (want EPERM), value now %d (want 0)",
@@ -292,12 +296,7 @@ static void check_crash_kexec_kfunc(void)
 		return;
 	}
 	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
-	err = cap_raise_effective(CAP_SYS_BOOT);
-	if (err) {
-		fprintf(stderr, "guard: cannot raise CAP_SYS_BOOT again: %s\n",
-			strerror(-err));
-		exit(2);
-	}
+	cap_restore(CAP_SYS_BOOT);
 	result(fd == -EACCES && *log_line("require CAP_SYS_BOOT"),
 	       "g.crash_kexec_needs_cap_sys_boot",
 	       "kfunc load without CAP_SYS_BOOT -> %s (want EACCES), log: \"%s\"",
