@@ -35,8 +35,8 @@ extern void crash_kexec(struct pt_regs *regs) __ksym __weak;
 
 /*
  * Does task @comm/@tgid pass the common comm= and pid= filters? Both comms
- * are 16 zero-padded, 8-byte aligned bytes: two word compares, not a loop,
- * since this runs on every event of a hot path.
+ * are 16 zero-padded bytes: two word compares, not a loop, since this runs
+ * on every event of a hot path.
  */
 static __always_inline bool trigger_selects(const char *comm, __u32 tgid)
 {
@@ -55,8 +55,6 @@ static __always_inline bool trigger_task_selected(void)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 
-	if (cfg_pid && t->tgid != cfg_pid)
-		return false;
 	return trigger_selects(t->comm, t->tgid);
 }
 
