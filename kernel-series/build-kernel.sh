@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # Bump when the way the kernel is built changes (make targets, base config),
 # so that old cache entries are not reused for a different recipe.
-RECIPE=1
+RECIPE=2
 
 link=${1:?usage: build-kernel.sh LINK}
 cache=${BPK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-panic-kdump}
@@ -54,7 +54,9 @@ key=$({
 	echo "source=$src_pkg"
 	for p in "${patches[@]}"; do
 		[[ -r $series_dir/$p ]] || die "$series_dir/series names $p, which does not exist"
-		echo "patch=$p $(sha256sum <"$series_dir/$p" | cut -d' ' -f1)"
+		# only what the compiler sees: a reworded commit message or a new
+		# changelog below "---" does not rebuild the kernel
+		echo "patch=$p $(sed -n '/^diff --git /,$p' "$series_dir/$p" | grep -v '^index ' | sha256sum | cut -d' ' -f1)"
 	done
 	echo "config=$(sha256sum <"$fragment" | cut -d' ' -f1)"
 } | sha256sum | cut -c1-16)
@@ -65,11 +67,24 @@ link_entry() {
 	ln -sfn "$entry" "$link"
 }
 
-if [[ -e $entry/ok ]]; then
+cached() {
+	[[ -e $entry/ok ]] || return 1
 	link_entry
 	say "kernel $key cached ($src_pkg + ${#patches[@]} patches): $entry"
-	exit 0
+}
+cached && exit 0
+
+# One build per entry at a time: another clone (or a parallel make) building
+# the same key would otherwise wipe this one's tree half way. The second
+# waits and then uses the first one's result.
+mkdir -p "$cache/kernel"
+need_cmd flock util-linux
+exec {lock}>"$cache/kernel/$key.lock"
+if ! flock -n "$lock"; then
+	say "kernel $key is being built by another process; waiting for it ($cache/kernel/$key.lock)"
+	flock "$lock"
 fi
+cached && exit 0
 
 say "building kernel $key: $src_pkg + ${#patches[@]} patches + $(basename "$fragment")"
 t_all=$(now_ms)
