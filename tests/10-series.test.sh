@@ -69,6 +69,19 @@ for p in "${patches[@]}"; do
 		test "$body" -ge 6 -a "$sob" -ge 1
 done
 
+# Authorship: the rewritten patches are the project's, crediting the RFC
+# with a link to its posting; the per-version changelog sits below the
+# first "---", where git am drops it.
+project=$(git -C "$top" log -1 --format='%an <%ae>' -- kernel-series)
+for p in "${patches[@]}"; do
+	from=$(git mailinfo /dev/null /dev/null <"$series/$p" | sed -n 's/^Author: //p;s/^Email: \(.*\)/<\1>/p' | paste -sd' ')
+	credit=$(grep -c '^Based on the RFC by Artem Savkov\.$' "$series/$p" || true)
+	link=$(grep -m1 -o '^Link: https://lore.kernel.org/bpf/20220711083220\.2175036-[2-5]-asavkov@redhat.com/$' "$series/$p" || true)
+	notes=$(sed -n '/^---$/,/^ .* | /p' "$series/$p" | grep -c '^v[0-9]*[: ]' || true)
+	check "authorship.${p%.patch}" "From: $from; credit lines $credit; ${link:-no lore Link}; $notes changelog versions below ---" \
+		test "$from" = "$project" -a "$credit" = 1 -a -n "$link" -a "$notes" -ge 2
+done
+
 # The selftest compiles against the patched tree's headers and libbpf API.
 st=$src/tools/testing/selftests/bpf
 if gcc -std=gnu11 -c -o "$out/bpf_panic.o" -Wall -Werror -I"$st" -I"$src/tools/include" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guard tests a-g, booted: tests/guard/main.c runs as PID 1's job in the
+# Guard tests a-g, j, l, m, booted: tests/guard/main.c runs as PID 1's job in the
 # patched guest and reports one RESULT line per check over a virtio port.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -10,11 +10,14 @@ initrd=$build/guard-initramfs.cpio.gz
 [[ -r $initrd ]] || { fail guard.initramfs "$initrd missing: run make guard"; exit 1; }
 
 # Every check main.c must report; a missing one is a failure, not a skip.
-expected=(sysctl_default_off a.needs_flag b.loads.fentry b.loads.fexit b.loads.kprobe
+expected=(sysctl_default_off l.fdinfo_destructive m.load_warning l.fdinfo_not_destructive
+	a.needs_flag b.loads.fentry b.loads.fexit b.loads.tp_btf b.loads.kprobe
 	b.loads.tracepoint b.loads.raw_tracepoint b.loads.perf_event c.needs_cap_sys_boot
 	d.needs_sysctl e.sysctl_write_needs_cap_sys_admin e.sysctl_rejects_2
 	e.sysctl_rejects_minus_1 e.sysctl_read_by_anyone f.refused.socket_filter
-	f.refused.xdp g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_with_cap_sys_boot)
+	f.refused.xdp f.refused.syscall f.refused.iter f.refused.fmod_ret f.refused.lsm
+	g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_with_cap_sys_boot
+	j.disarm_returns_eperm)
 
 rc=0
 "$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \

@@ -24,34 +24,41 @@
 
 #include "privs.h"
 #include "progs.h"
+#include "race.h"
+#include "result.h"
 #include "sysctl.h"
+#include "visible.h"
 
 #define NOBODY 65534
 
 static char vlog[VLOG_SIZE];
 static int msg_fd = -1;
 
-static const struct prog_kind fentry = { "fentry", BPF_PROG_TYPE_TRACING,
-					 BPF_TRACE_FENTRY, "dentry_open" };
-static const struct prog_kind fexit = { "fexit", BPF_PROG_TYPE_TRACING,
-					BPF_TRACE_FEXIT, "dentry_open" };
-static const struct prog_kind kprobe = { "kprobe", BPF_PROG_TYPE_KPROBE, 0,
-					 NULL };
-static const struct prog_kind tracepoint = { "tracepoint",
-					     BPF_PROG_TYPE_TRACEPOINT, 0,
-					     NULL };
-static const struct prog_kind raw_tp = { "raw_tracepoint",
-					 BPF_PROG_TYPE_RAW_TRACEPOINT, 0,
-					 NULL };
-static const struct prog_kind perf_event = { "perf_event",
-					     BPF_PROG_TYPE_PERF_EVENT, 0,
-					     NULL };
-static const struct prog_kind socket_filter = { "socket_filter",
-						BPF_PROG_TYPE_SOCKET_FILTER, 0,
-						NULL };
-static const struct prog_kind xdp = { "xdp", BPF_PROG_TYPE_XDP, 0, NULL };
+#define KIND(n, t, ...) \
+	static const struct prog_kind n = { .name = #n, .type = t, __VA_ARGS__ }
 
-static int failures;
+KIND(fentry, BPF_PROG_TYPE_TRACING, .attach_type = BPF_TRACE_FENTRY,
+     .attach_to = "dentry_open");
+KIND(fexit, BPF_PROG_TYPE_TRACING, .attach_type = BPF_TRACE_FEXIT,
+     .attach_to = "dentry_open");
+KIND(tp_btf, BPF_PROG_TYPE_TRACING, .attach_type = BPF_TRACE_RAW_TP,
+     .attach_to = "sys_enter");
+KIND(kprobe, BPF_PROG_TYPE_KPROBE);
+KIND(tracepoint, BPF_PROG_TYPE_TRACEPOINT);
+KIND(raw_tracepoint, BPF_PROG_TYPE_RAW_TRACEPOINT);
+KIND(perf_event, BPF_PROG_TYPE_PERF_EVENT);
+KIND(socket_filter, BPF_PROG_TYPE_SOCKET_FILTER);
+KIND(xdp, BPF_PROG_TYPE_XDP);
+/* Outside bpf_panic()'s allow-list although they reach
+ * bpf_tracing_func_proto(): syscall, iterator, fmod_ret and LSM programs.
+ */
+KIND(syscall_prog, BPF_PROG_TYPE_SYSCALL, .flags = BPF_F_SLEEPABLE);
+KIND(iter, BPF_PROG_TYPE_TRACING, .attach_type = BPF_TRACE_ITER,
+     .attach_to = "task");
+KIND(fmod_ret, BPF_PROG_TYPE_TRACING, .attach_type = BPF_MODIFY_RETURN,
+     .attach_to = "security_file_open");
+KIND(lsm, BPF_PROG_TYPE_LSM, .attach_type = BPF_LSM_MAC,
+     .attach_to = "file_open");
 
 /* Put a capability back after a check dropped it: every later check needs
  * it, so failing here ends the run.
@@ -66,24 +73,6 @@ static void cap_restore(int cap)
 		exit(2);
 	}
 }
-static int checks_run;
-
-/* Print one result line; @ok decides PASS/FAIL, the rest says what was seen. */
-static void result(int ok, const char *id, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks_run++;
-	if (!ok)
-		failures++;
-	printf("RESULT %s %s: ", ok ? "PASS" : "FAIL", id);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
 /* First line of the verifier log that contains @needle, or "" */
 static const char *log_line(const char *needle)
 {
@@ -155,8 +144,10 @@ static void check_needs_flag(void)
 
 static void check_loads(void)
 {
-	const struct prog_kind *kinds[] = { &fentry,	 &fexit,  &kprobe,
-					    &tracepoint, &raw_tp, &perf_event };
+	const struct prog_kind *kinds[] = { &fentry,	 &fexit,
+					    &tp_btf,	 &kprobe,
+					    &tracepoint, &raw_tracepoint,
+					    &perf_event };
 	char id[64];
 
 	if (set_sysctl("1")) {
@@ -183,7 +174,7 @@ static void check_needs_cap_sys_boot(void)
 		return;
 	}
 	expect_refused("c.needs_cap_sys_boot", &fentry, BPF_F_DESTRUCTIVE,
-		       -EINVAL, "unknown func bpf_panic");
+		       -EPERM, "bpf_panic() needs CAP_SYS_BOOT");
 	cap_restore(CAP_SYS_BOOT);
 }
 
@@ -193,8 +184,9 @@ static void check_needs_sysctl(void)
 		result(0, "d.needs_sysctl", "cannot disable the sysctl");
 		return;
 	}
-	expect_refused("d.needs_sysctl", &fentry, BPF_F_DESTRUCTIVE, -EINVAL,
-		       "unknown func bpf_panic");
+	expect_refused(
+		"d.needs_sysctl", &fentry, BPF_F_DESTRUCTIVE, -EPERM,
+		"bpf_panic() is disabled: kernel.destructive_bpf_enabled is 0");
 }
 
 static void check_sysctl_write_needs_cap(void)
@@ -280,6 +272,47 @@ static void check_other_prog_types(void)
 		       BPF_F_DESTRUCTIVE, -EINVAL, "unknown func bpf_panic");
 	expect_refused("f.refused.xdp", &xdp, BPF_F_DESTRUCTIVE, -EINVAL,
 		       "unknown func bpf_panic");
+	expect_refused("f.refused.syscall", &syscall_prog, BPF_F_DESTRUCTIVE,
+		       -EINVAL, "unknown func bpf_panic");
+	expect_refused("f.refused.iter", &iter, BPF_F_DESTRUCTIVE, -EINVAL,
+		       "unknown func bpf_panic");
+	expect_refused("f.refused.fmod_ret", &fmod_ret, BPF_F_DESTRUCTIVE,
+		       -EINVAL, "unknown func bpf_panic");
+	expect_refused("f.refused.lsm", &lsm, BPF_F_DESTRUCTIVE, -EINVAL,
+		       "unknown func bpf_panic");
+}
+
+/*
+ * The switch disarms: a program loaded while the sysctl was 1 calls
+ * bpf_panic() after it was set to 0 and gets -EPERM back, no panic.
+ * BPF_PROG_TEST_RUN runs it here and now, with its return value.
+ */
+static void check_disarm(void)
+{
+	const char *id = "j.disarm_returns_eperm";
+	int fd, err, ret = 0;
+
+	if (set_sysctl("1")) {
+		result(0, id, "cannot enable the sysctl");
+		return;
+	}
+	fd = load_panic_ret_prog(msg_fd, vlog, sizeof(vlog));
+	if (fd < 0) {
+		result(0, id, "load with sysctl=1 -> %s, log: %s",
+		       strerror(-fd), vlog);
+		return;
+	}
+	/* never run it with the sysctl at 1: that would panic the guest */
+	if (set_sysctl("0")) {
+		result(0, id, "cannot disable the sysctl");
+		close(fd);
+		return;
+	}
+	err = prog_test_run(fd, &ret);
+	result(!err && ret == -EPERM, id,
+	       "loaded at sysctl=1, run at sysctl=0 -> %s, bpf_panic() returned %d (want %d, -EPERM)",
+	       err ? strerror(-err) : "ran", ret, -EPERM);
+	close(fd);
 }
 
 static void check_crash_kexec_kfunc(void)
@@ -330,6 +363,10 @@ static int run_checks(void)
 		printf("RESULT FAIL msg_map: %s\n", strerror(-msg_fd));
 		return 1;
 	}
+	/* first destructive loads of the boot: the load warning is rate
+	 * limited, later loads may not log it
+	 */
+	check_visible(msg_fd, vlog, sizeof(vlog));
 	check_needs_flag();
 	check_loads();
 	check_needs_cap_sys_boot();
@@ -340,6 +377,7 @@ static int run_checks(void)
 	check_sysctl_read_by_anyone();
 	check_other_prog_types();
 	check_crash_kexec_kfunc();
+	check_disarm();
 	close(msg_fd);
 	set_sysctl("0");
 	printf("GUARD-DONE %d\n", checks_run);
@@ -358,7 +396,7 @@ static int run_panic(const char *msg)
 		fprintf(stderr, "guard: message map: %s\n", strerror(-msg_fd));
 		return 1;
 	}
-	fd = load_panic_prog(&raw_tp, msg_fd, BPF_F_DESTRUCTIVE, vlog,
+	fd = load_panic_prog(&raw_tracepoint, msg_fd, BPF_F_DESTRUCTIVE, vlog,
 			     sizeof(vlog));
 	if (fd < 0) {
 		fprintf(stderr, "guard: load: %s\n%s\n", strerror(-fd), vlog);
@@ -381,6 +419,9 @@ int main(int argc, char **argv)
 		return run_checks();
 	if (argc == 3 && !strcmp(argv[1], "panic"))
 		return run_panic(argv[2]);
-	fprintf(stderr, "usage: guard checks | guard panic MESSAGE\n");
+	if (argc == 3 && !strcmp(argv[1], "race"))
+		return run_race(argv[2]);
+	fprintf(stderr,
+		"usage: guard checks | guard panic MESSAGE | guard race LOADS\n");
 	return 2;
 }

@@ -89,8 +89,33 @@ int load_panic_prog(const struct prog_kind *kind, int msg_map_fd,
 	};
 
 	return load(kind->type, kind->attach_type, kind->attach_to, insns,
-		    sizeof(insns) / sizeof(insns[0]), prog_flags, log,
+		    sizeof(insns) / sizeof(insns[0]), prog_flags | kind->flags,
+		    log, log_size);
+}
+
+int load_panic_ret_prog(int msg_map_fd, char *log, size_t log_size)
+{
+	const struct bpf_insn insns[] = {
+		LD_MAP_VALUE(R1, msg_map_fd),
+		CALL_HELPER(BPF_FUNC_panic),
+		EXIT_INSN(),
+	};
+
+	return load(BPF_PROG_TYPE_RAW_TRACEPOINT, 0, NULL, insns,
+		    sizeof(insns) / sizeof(insns[0]), BPF_F_DESTRUCTIVE, log,
 		    log_size);
+}
+
+int prog_test_run(int prog_fd, int *retval)
+{
+	__u64 args[1] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = sizeof(args));
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	*retval = (int)opts.retval;
+	return 0;
 }
 
 int load_crash_kexec_prog(char *log, size_t log_size)

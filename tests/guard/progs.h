@@ -20,6 +20,7 @@ struct prog_kind {
 	enum bpf_prog_type type;
 	enum bpf_attach_type attach_type;
 	const char *attach_to; /* NULL when the type needs no attach target */
+	unsigned int flags; /* prog_flags the type needs (BPF_F_SLEEPABLE) */
 };
 
 /* A frozen, program-read-only array map holding @msg: what bpf_panic()
@@ -27,11 +28,23 @@ struct prog_kind {
  */
 int msg_map_create(const char *msg);
 
-/* Load "r1 = &msg; call bpf_panic; r0 = 0; exit" as @kind with @prog_flags.
- * Returns the program fd or -errno; the verifier log is left in @log.
+/* Load "r1 = &msg; call bpf_panic; r0 = 0; exit" as @kind with @prog_flags
+ * (and the kind's own flags). Returns the program fd or -errno; the
+ * verifier log is left in @log.
  */
 int load_panic_prog(const struct prog_kind *kind, int msg_map_fd,
 		    unsigned int prog_flags, char *log, size_t log_size);
+
+/* Load "r1 = &msg; r0 = bpf_panic(r1); exit" as a raw_tracepoint program
+ * with BPF_F_DESTRUCTIVE: BPF_PROG_TEST_RUN then returns what the helper
+ * returned. Returns the program fd or -errno; log in @log.
+ */
+int load_panic_ret_prog(int msg_map_fd, char *log, size_t log_size);
+
+/* Run @prog_fd once with BPF_PROG_TEST_RUN; its return value in @retval.
+ * Returns 0 or -errno.
+ */
+int prog_test_run(int prog_fd, int *retval);
 
 /* Load a tp_btf/sys_enter program that calls the crash_kexec kfunc with the
  * tracepoint's pt_regs. Returns the program fd or -errno; log in @log.
