@@ -140,6 +140,10 @@ int state_print(FILE *out, const struct trigger_state *s)
 
 	fprintf(out, "matches=%llu\n", (unsigned long long)s->matches);
 	fprintf(out, "record=%s\n", fired ? "yes" : "no");
+	/* earlier attempts that came back: the dump is of a later one */
+	fprintf(out, "refused=%llu\n", (unsigned long long)s->refused);
+	if (s->refused)
+		fprintf(out, "refused_ret=%lld\n", (long long)s->refused_ret);
 	if (!fired)
 		return 0;
 	print_text(out, "trigger", f->trigger, sizeof(f->trigger));

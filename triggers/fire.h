@@ -41,6 +41,14 @@ struct fire_record {
 struct trigger_state {
 	__u64 matches; /* every match, fired or not */
 	struct fire_record fire;
+	/* Fire actions that came back instead of taking the machine down:
+	 * bpf_panic() returns -EPERM when kernel.destructive_bpf_enabled was
+	 * set to 0 after arming (the administrator's off switch); crash_kexec()
+	 * returns when no crash kernel is loaded. The trigger then tries again
+	 * on its next match, and the record describes the latest attempt.
+	 */
+	__u64 refused;
+	__s64 refused_ret; /* what the last one returned (crash_kexec: 0) */
 };
 
 #endif

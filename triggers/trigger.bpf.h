@@ -29,8 +29,10 @@ const volatile char cfg_msg[FIRE_MSG_LEN] = {};
 /* Lands in the vmcore: the reason the machine went down. */
 struct trigger_state state SEC(".data.fire");
 
-/* BPF_FUNC_panic comes from the kernel's own BTF (vmlinux.h), not a guess. */
-static void (*bpf_panic)(const char *msg) = (void *)BPF_FUNC_panic;
+/* BPF_FUNC_panic comes from the kernel's own BTF (vmlinux.h), not a guess.
+ * It returns only when it did not panic: -EPERM when the sysctl is 0.
+ */
+static long (*bpf_panic)(const char *msg) = (void *)BPF_FUNC_panic;
 extern void crash_kexec(struct pt_regs *regs) __ksym __weak;
 
 /*
@@ -71,12 +73,15 @@ static __always_inline bool trigger_other_selected(struct task_struct *t)
  * A match: count it; on the cfg_count-th, fill the fire record (detail is
  * the trigger's own "k=v" text) and fire. crash_kexec() is given no
  * registers: it then saves those of the current (kernel) context, which is
- * where the backtrace of the dump should start.
+ * where the backtrace of the dump should start. A fire action that comes
+ * back (bpf_panic() with the sysctl switched off, crash_kexec() without a
+ * crash kernel) is counted, and every later match tries again: switching
+ * the sysctl back on re-arms the trigger.
  */
 #define trigger_match(name, fmt, args...)                                     \
 	({                                                                    \
 		__u64 __n = __sync_fetch_and_add(&state.matches, 1) + 1;      \
-		if (__n == cfg_count) {                                       \
+		if (__n == cfg_count || (__n > cfg_count && state.refused)) { \
 			__u64 __id = bpf_get_current_pid_tgid();              \
 			__builtin_memcpy(state.fire.trigger, name,            \
 					 sizeof(name));                       \
@@ -91,10 +96,15 @@ static __always_inline bool trigger_other_selected(struct task_struct *t)
 			BPF_SNPRINTF(state.fire.detail,                       \
 				     sizeof(state.fire.detail), fmt, ##args); \
 			__builtin_memcpy(state.fire.magic, FIRE_MAGIC, 8);    \
-			if (cfg_action == FIRE_BPF_PANIC)                     \
-				bpf_panic((const char *)cfg_msg);             \
-			else if (cfg_action == FIRE_CRASH_KEXEC)              \
+			if (cfg_action == FIRE_BPF_PANIC) {                   \
+				state.refused_ret =                           \
+					bpf_panic((const char *)cfg_msg);     \
+				state.refused++;                              \
+			} else if (cfg_action == FIRE_CRASH_KEXEC) {          \
 				crash_kexec(NULL);                            \
+				state.refused_ret = 0;                        \
+				state.refused++;                              \
+			}                                                     \
 		}                                                             \
 	})
 

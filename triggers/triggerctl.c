@@ -129,6 +129,18 @@ static int cmd_arm(const char *name, int argc, char **argv)
 	return 0;
 }
 
+/* Why a fire action came back instead of taking the machine down. */
+static const char *refusal_reason(const struct trigger_state *s)
+{
+	if (s->fire.action == FIRE_CRASH_KEXEC)
+		return "crash_kexec: no crash kernel loaded";
+	if (s->refused_ret == -EPERM)
+		return "EPERM: kernel.destructive_bpf_enabled is 0";
+	if (s->refused_ret == -EBUSY)
+		return "EBUSY: this CPU is already panicking";
+	return strerror((int)-s->refused_ret);
+}
+
 static int show_one(const char *name)
 {
 	struct trigger_state s;
@@ -139,14 +151,19 @@ static int show_one(const char *name)
 			name, strerror(-err));
 		return 1;
 	}
-	printf("%s matches=%llu fired=%s\n", name,
+	printf("%s matches=%llu fired=%s refused=%llu\n", name,
 	       (unsigned long long)s.matches,
-	       memcmp(s.fire.magic, FIRE_MAGIC, 8) ? "no" : "yes");
+	       memcmp(s.fire.magic, FIRE_MAGIC, 8) ? "no" : "yes",
+	       (unsigned long long)s.refused);
 	if (!memcmp(s.fire.magic, FIRE_MAGIC, 8))
 		printf("%s record: hit=%llu pid=%u tgid=%u comm=%.16s cpu=%u action=%s %.128s\n",
 		       name, (unsigned long long)s.fire.hits, s.fire.pid,
 		       s.fire.tgid, s.fire.comm, s.fire.cpu,
 		       action_name(s.fire.action), s.fire.detail);
+	if (s.refused)
+		printf("%s refused: the fire action came back %llu time(s), last with %lld (%s); it tries again on the next match\n",
+		       name, (unsigned long long)s.refused,
+		       (long long)s.refused_ret, refusal_reason(&s));
 	return 0;
 }
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The off switch disarms, booted with the real appliance: a trigger armed
+# with bpf_panic(), then kernel.destructive_bpf_enabled set to 0 and the
+# trigger provoked: bpf_panic() comes back with -EPERM (the trigger's own
+# record of it, read live by triggerctl status), no panic, the guest powers
+# off normally. Then the same with the sysctl set back to 1 and a second
+# provocation: that one panics, and the dump's fire record shows the
+# refused first attempt.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+
+args="syscall=openat errno=ENOENT comm=bpk-disarm"
+refused_line='syscall_errno refused: the fire action came back 1 time(s), last with -1 (EPERM: kernel.destructive_bpf_enabled is 0); it tries again on the next match'
+
+# 1. off: no panic, the guest goes on and powers off.
+rc=0
+"$top/appliance/run.sh" --trigger syscall_errno --args "$args" \
+	--workload "$top/tests/disarm/off.sh" --runs "$out/off" --timeout 240 \
+	>"$out/off.out" 2>&1 || rc=$?
+run=$(find "$out/off" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
+if [[ -z $run || ! -r $run/guest.log || ! -r $run/console.log ]]; then
+	fail disarm.off.filed "exit $rc, no run with guest.log and console.log: $(grep -m1 'error:' "$out/off.out" || tail -1 "$out/off.out")"
+else
+	check disarm.off.armed_with_bpf_panic "$(grep -m1 '^armed ' "$run/guest.log" || echo 'no armed line')" \
+		grep -q '^armed syscall_errno (bpf_panic)' "$run/guest.log"
+	check disarm.off.helper_returned_eperm "$(grep -m1 ' refused: ' "$run/guest.log" || echo 'no refused line')" \
+		grep -qxF "$refused_line" "$run/guest.log"
+	panics=$(grep -ac 'Kernel panic' "$run/console.log" || true)
+	check disarm.off.no_panic "$panics panic lines in $(wc -l <"$run/console.log") console lines" \
+		test "$panics" = 0 -a -s "$run/console.log"
+	check disarm.off.powered_off_normally "$(grep -m1 '^JOB-EXIT' "$run/guest.log" || echo 'no JOB-EXIT'); $(grep -m1 '^qemu_exit=' "$run/run.meta" || echo 'no qemu_exit')" \
+		grep -qx 'qemu_exit=0' "$run/run.meta"
+	check disarm.off.no_dump "exit $rc; files: $(find "$run" -mindepth 1 -printf '%f ')" \
+		test "$rc" = 1 -a ! -e "$run/vmcore"
+fi
+
+# 2. on again: the second match panics; the record shows the refused first.
+rc=0
+"$top/appliance/run.sh" --trigger syscall_errno --args "$args" \
+	--workload "$top/tests/disarm/on-again.sh" --runs "$out/on" --timeout 240 \
+	>"$out/on.out" 2>&1 || rc=$?
+run=$(find "$out/on" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
+if [[ -z $run || ! -r $run/report.txt ]]; then
+	fail disarm.on_again.report "exit $rc, no report: $(grep -m1 'error:' "$out/on.out" || tail -1 "$out/on.out")"
+	exit 0
+fi
+check disarm.on_again.refused_first "$(grep -m1 ' refused: ' "$run/guest.log" || echo 'no refused line')" \
+	grep -qxF "$refused_line" "$run/guest.log"
+check disarm.on_again.panicked "exit $rc; $(grep -m1 '^PANIC:' "$run/report.txt" || echo 'no PANIC line')" \
+	grep -qx 'PANIC: "Kernel panic - not syncing: bpf_panic trigger syscall_errno fired: '"$args"'"' "$run/report.txt"
+rec=$(sed -n '/^== Fire record/,/^$/p' "$run/report.txt")
+check disarm.on_again.record_hit_2 "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -s ' \n' ' ')" \
+	grep -qx '   hit=2' <<<"$rec"
+check disarm.on_again.record_refused_eperm "$(grep -E '^ +refused(_ret)?=' <<<"$rec" | tr -s ' \n' ' ')" \
+	test "$(grep -E '^ +refused(_ret)?=' <<<"$rec" | tr -d ' ' | tr '\n' ' ')" = "refused=1 refused_ret=-1 "
+check disarm.on_again.survived_no_line "$(grep -c 'still alive after the second' "$run/guest.log" || true) 'still alive' lines" \
+	test -z "$(grep 'still alive after the second' "$run/guest.log" || true)"
