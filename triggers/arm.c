@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -315,6 +317,81 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 	}
 }
 
+/* Pin @link as @dir/link<n>, n counting up; the pin then holds it. */
+static int pin_link(struct bpf_link *link, const char *dir, int *n, char *err,
+		    size_t errlen)
+{
+	char path[300];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/link%d", dir, (*n)++);
+	rc = bpf_link__pin(link, path);
+	if (rc) {
+		snprintf(err, errlen, "%s: pin failed: %s", path,
+			 strerror(-rc));
+		bpf_link__destroy(link);
+		return -1;
+	}
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+	return 0;
+}
+
+/*
+ * A cpu-clock sampling event on every online CPU, every 10 ms, each with
+ * @prog attached and pinned. The link holds its perf event: the sampling
+ * goes on after we exit, until the pin is removed.
+ */
+static int attach_cpu_clock(struct bpf_program *prog, const char *dir, int *n,
+			    char *err, size_t errlen)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 10 * 1000 * 1000, /* ns */
+	};
+	int cpus = libbpf_num_possible_cpus(), attached = 0;
+
+	if (cpus <= 0) {
+		snprintf(err, errlen, "cannot count the CPUs: %s",
+			 strerror(-cpus));
+		return -1;
+	}
+	for (int cpu = 0; cpu < cpus; cpu++) {
+		struct bpf_link *link;
+		int pfd;
+
+		pfd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1,
+				   PERF_FLAG_FD_CLOEXEC);
+		if (pfd < 0 && errno == ENODEV)
+			continue; /* possible, but not online */
+		if (pfd < 0) {
+			snprintf(err, errlen,
+				 "perf_event_open(cpu-clock, cpu %d): %s", cpu,
+				 strerror(errno));
+			return -1;
+		}
+		link = bpf_program__attach_perf_event(prog, pfd);
+		if (!link) {
+			snprintf(
+				err, errlen,
+				"attaching %s to the cpu-clock event of cpu %d: %s",
+				bpf_program__name(prog), cpu, strerror(errno));
+			close(pfd);
+			return -1;
+		}
+		if (pin_link(link, dir, n, err, errlen))
+			return -1;
+		attached++;
+	}
+	if (!attached) {
+		snprintf(err, errlen, "no online CPU to sample");
+		return -1;
+	}
+	return 0;
+}
+
 static int mkdir_p(const char *path)
 {
 	char buf[256];
@@ -420,25 +497,22 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		goto fail;
 	}
 	bpf_object__for_each_program(prog, obj) {
-		struct bpf_link *link = attach_one(prog, a);
+		struct bpf_link *link;
 
+		if (t->attach == ATTACH_PERF_CPU_CLOCK) {
+			if (attach_cpu_clock(prog, dir, &n, err, errlen))
+				goto fail_unpin;
+			continue;
+		}
+		link = attach_one(prog, a);
 		if (!link) {
 			snprintf(err, errlen, "attaching %s/%s failed: %s",
 				 t->name, bpf_program__name(prog),
 				 strerror(errno));
 			goto fail_unpin;
 		}
-		snprintf(path, sizeof(path), "%s/link%d", dir, n++);
-		rc = bpf_link__pin(link, path);
-		if (rc) {
-			snprintf(err, errlen, "%s: pin failed: %s", path,
-				 strerror(-rc));
-			bpf_link__destroy(link);
+		if (pin_link(link, dir, &n, err, errlen))
 			goto fail_unpin;
-		}
-		/* the pin holds it now */
-		bpf_link__disconnect(link);
-		bpf_link__destroy(link);
 	}
 	state = bpf_object__find_map_by_name(obj, ".data.fire");
 	snprintf(path, sizeof(path), "%s/state", dir);

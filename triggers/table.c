@@ -11,6 +11,7 @@
 #include "table.h"
 
 /* skeletons: their ELF bytes are what the loader opens */
+#include "cpu_hog.skel.h"
 #include "fatal_signal.skel.h"
 #include "func_entry.skel.h"
 #include "func_error.skel.h"
@@ -108,6 +109,12 @@ static const struct param_def hung_task_params[] = {
 static const struct param_def runq_latency_params[] = {
 	{ "usec", PT_COUNT, "cfg_usec", "10000",
 	  "run-queue wait threshold in microseconds", 0 },
+	END_PARAMS,
+};
+
+static const struct param_def cpu_hog_params[] = {
+	{ "ms", PT_COUNT, "cfg_msec", "1000",
+	  "time on a CPU without a context switch, in milliseconds", 0 },
 	END_PARAMS,
 };
 
@@ -238,6 +245,17 @@ const struct trigger_def triggers[] = {
 		.kfunc_ok = 1,
 		.example = "usec=20000 comm=waiter",
 		.workload = "runq_latency.sh",
+	},
+	{
+		.name = "cpu_hog",
+		.summary =
+			"a task kept a CPU for ms= without a context switch (a busy loop)",
+		.elf_bytes = cpu_hog_bpf__elf_bytes,
+		.params = cpu_hog_params,
+		.attach = ATTACH_PERF_CPU_CLOCK,
+		.kfunc_ok = 0,
+		.example = "ms=500 comm=spinner",
+		.workload = "cpu_hog",
 	},
 	{ NULL },
 };

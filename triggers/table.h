@@ -36,6 +36,9 @@ enum attach_kind {
 		     * (for tp_btf, category:name: the name is the target)
 		     */
 	ATTACH_UPROBE, /* uprobe programs on /binary:symbol in attach_param */
+	ATTACH_PERF_CPU_CLOCK, /* perf_event programs on a cpu-clock sampling
+				* event on every online CPU, every 10 ms
+				*/
 };
 
 struct trigger_def {
