@@ -323,6 +323,14 @@ static void find_cause(const struct guest_progress *g, const char *trigger,
 			 !strncmp(g->oops, "WARNING: ", 9) ? "warning" :
 							     "oops");
 		snprintf(detail, dlen, "%s; panic: %s", oops, g->panic_msg);
+	} else if (g->boots >= 2 && g->oops[0] && !g->oops_ended) {
+		/* panic_on_oops with a crash kernel loaded: the oops goes
+		 * straight to crash_kexec(), before any panic line
+		 */
+		snprintf(cause, clen, "%s",
+			 !strncmp(g->oops, "WARNING: ", 9) ? "warning" :
+							     "oops");
+		snprintf(detail, dlen, "%s", oops);
 	} else if (g->panic_msg[0]) {
 		snprintf(cause, clen, "panic");
 		snprintf(detail, dlen, "%s", g->panic_msg);
@@ -384,10 +392,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--meta")) {
 			if (nmeta == MAX_META)
 				bad_input("more than %d --meta", MAX_META);
-			if (!meta_arg_ok(argv[i + 1]))
+			if (!meta_arg_ok(argv[i + 1])) {
+				/* the message is one line, too */
+				for (char *p = argv[i + 1]; *p; p++)
+					if (*p == '\n' || *p == '\r')
+						*p = ' ';
 				bad_input(
 					"--meta '%s': not KEY=VALUE with a lower-case key and a one-line value",
 					argv[i + 1]);
+			}
 			metas[nmeta++] = argv[++i];
 		} else {
 			bad_input("bad argument '%s'", argv[i]);
@@ -444,7 +457,7 @@ int main(int argc, char **argv)
 		       !strcmp(status_get(&st, "makedumpfile_rc"), "0");
 	stage_path(corepath, sizeof(corepath), "vmcore");
 	if ((verdict == FLAT_COMPLETE || verdict == FLAT_TRAILING) &&
-	    dump_part_ok && !dry) {
+	    dump_part_ok) {
 		int rc = rebuild(flatpath, corepath);
 
 		if (rc != 0)
@@ -583,7 +596,9 @@ int main(int argc, char **argv)
 	     success	 ? "success" :
 			   "failed");
 	meta(f, "reason", "%s", success ? "" : reason);
-	meta(f, "dump", "%s", dry ? "none (dry run)" : dump_state);
+	meta(f, "dump", "%s",
+	     dry && !strcmp(dump_state, "none") ? "none (dry run)" :
+						  dump_state);
 	meta(f, "cause", "%s", cause);
 	meta(f, "cause_detail", "%s", cause_detail);
 	meta(f, "panic_message", "%s", g.panic_msg);

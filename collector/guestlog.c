@@ -151,6 +151,8 @@ void guestlog_console_line(struct guest_progress *g, const char *line,
 	}
 	if (g->boots >= 2)
 		return;
+	if (g->oops[0] && mlen >= 14 && !memcmp(msg, "---[ end trace", 14))
+		g->oops_ended = 1;
 	if (!g->oops[0] && oops_start(msg, mlen)) {
 		copy_field(g->oops, sizeof(g->oops), msg, mlen);
 	} else if (g->oops[0] && !g->oops_where[0] && mlen > 5 &&

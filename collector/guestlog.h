@@ -29,6 +29,11 @@ struct guest_progress {
 	/* its first Oops/BUG/WARNING line (no timestamp), the RIP after it */
 	char oops[512];
 	char oops_where[256]; /* function+offset/size from that RIP line */
+	/* "---[ end trace": the oops report ran to its end, so the kernel
+	 * went on (no panic_on_oops); without it a kexec right after the
+	 * oops came from the oops itself
+	 */
+	int oops_ended;
 	/* a panic printed after the capture kernel booted: its own death */
 	char capture_panic[512];
 	unsigned long results_lines, console_lines, lines_cut;

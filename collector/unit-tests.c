@@ -268,8 +268,31 @@ static void test_oops(void)
 	check(!strcmp(g.oops, "BUG: kernel NULL pointer dereference, address: "
 			      "0000000000000000") &&
 		      !strcmp(g.oops_where, "lkdtm_EXCEPTION+0x5/0x10") &&
-		      !strcmp(g.panic_msg, "Fatal exception") && g.panic == 3.1,
+		      !strcmp(g.panic_msg, "Fatal exception") &&
+		      g.panic == 3.1 && !g.oops_ended,
 	      "guestlog.oops_line_and_function", detail);
+
+	/* panic_on_oops with kdump loaded: crash_kexec() from the oops, no
+	 * panic line, no end of trace; without it the oops ends
+	 */
+	guestlog_scan(
+		"",
+		"[    0.000000] Command line: a\r\n"
+		"[    3.000002] BUG: kernel NULL pointer dereference, address: 0\r\n"
+		"[    3.000005] RIP: 0010:lkdtm_EXCEPTION+0x7/0xf\r\n"
+		"[    3.000006] CR2: 0000000000000000\r\n"
+		"[    0.000000] Command line: capture\r\n",
+		&g);
+	snprintf(detail, sizeof(detail), "oops '%s' ended %d boots %d", g.oops,
+		 g.oops_ended, g.boots);
+	check(g.oops[0] && !g.oops_ended && !g.panic_msg[0] && g.boots == 2,
+	      "guestlog.oops_straight_to_kexec", detail);
+	guestlog_scan("",
+		      "[    3.000002] Oops: 0002 [#1] SMP\r\n"
+		      "[    3.000006] ---[ end trace 0000000000000000 ]---\r\n",
+		      &g);
+	check(g.oops_ended, "guestlog.oops_ran_to_its_end",
+	      g.oops_ended ? "end trace seen" : "end trace missed");
 }
 
 static void on_alarm(int sig)
