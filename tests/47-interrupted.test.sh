@@ -29,6 +29,21 @@ wait_for() {
 	done
 }
 
+# booted RUNS: the staging console shows the kernel banner
+booted() {
+	local c
+	c=$(staging_file "$1" console.log)
+	[[ -n $c ]] && grep -q 'Linux version' "$c"
+}
+# dumping RUNS: the staging dump stream has passed 1 MiB
+dumping() { [[ -n $(find "$1" -path '*/.staging-*/dump.flat' -size +1M 2>/dev/null) ]]; }
+# armed RUNS: the guest job has armed the trigger
+armed() {
+	local r
+	r=$(staging_file "$1" results.txt)
+	[[ -n $r ]] && grep -q '^BPK-STATE armed' "$r"
+}
+
 # gone PID: the process has exited (reaped or not)
 gone() { ! kill -0 "$1" 2>/dev/null || [[ $(ps -o stat= -p "$1") == Z* ]]; }
 
@@ -40,10 +55,10 @@ after() {
 	left=$(qemu_on "$console")
 	check "$name.no_qemu_left" "QEMU on $console: ${left:-none}" test -z "$left"
 	# never leave a QEMU behind, even when the check above failed
-	[[ -z $left ]] || kill -9 $left 2>/dev/null || true
+	[[ -z $left ]] || kill -9 "$left" 2>/dev/null || true
 	run=$(filed_runs "$runs" | tail -1)
 	if [[ -z $run ]]; then
-		fail "$name.filed" "nothing filed under $runs: $(ls -A "$runs" 2>/dev/null | tr '\n' ' ')"
+		fail "$name.filed" "nothing filed under $runs: $(find "$runs" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)"
 		return
 	fi
 	check_file_has "$name.filed_interrupted" "$run/run.meta" '^status=interrupted$'
@@ -58,8 +73,7 @@ appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT com
 	--runs "$runs" --timeout 300 >"$out/boot.out" 2>"$out/boot.err" &
 pid=$!
 console='' qemu=''
-if wait_for "the boot" 120 eval '[[ -n $(staging_file "$runs" console.log) ]] &&
-		grep -q "Linux version" "$(staging_file "$runs" console.log)"' >"$out/boot.wait"; then
+if wait_for "the boot" 120 booted "$runs" >"$out/boot.wait"; then
 	console=$(staging_file "$runs" console.log)
 	qemu=$(qemu_on "$console")
 fi
@@ -68,7 +82,7 @@ if [[ -z $qemu ]]; then
 	kill -TERM "$pid" 2>/dev/null || true
 else
 	pass interrupt.boot.qemu_found "pid $qemu on $console"
-	kill -STOP $qemu
+	kill -STOP "$qemu"
 	kill -TERM "$pid"
 fi
 rc=0
@@ -83,7 +97,7 @@ appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT com
 	--runs "$runs" --timeout 300 >"$out/dump.out" 2>"$out/dump.err" &
 pid=$!
 flat=''
-if wait_for "the dump" 240 eval '[[ -n $(find "$runs" -path "*/.staging-*/dump.flat" -size +1M 2>/dev/null) ]]' >"$out/dump.wait"; then
+if wait_for "the dump" 240 dumping "$runs" >"$out/dump.wait"; then
 	flat=$(staging_file "$runs" dump.flat)
 	pass interrupt.dump.under_way "$flat: $(stat -c %s "$flat") bytes"
 else
@@ -110,8 +124,7 @@ setsid env --default-signal=INT make -s run TRIGGER=syscall_errno \
 	>"$out/make.out" 2>"$out/make.err" &
 pid=$!
 results=''
-if wait_for "the trigger to be armed" 180 eval '[[ -n $(staging_file "$runs" results.txt) ]] &&
-		grep -q "^BPK-STATE armed" "$(staging_file "$runs" results.txt)"' >"$out/make.wait"; then
+if wait_for "the trigger to be armed" 180 armed "$runs" >"$out/make.wait"; then
 	results=$(staging_file "$runs" results.txt)
 	pass interrupt.make.armed "$(grep -m1 '^BPK-STATE armed' "$results")"
 else

@@ -105,9 +105,10 @@ qemu_on() {
 	pgrep -f -- "-serial file:$1" || true
 }
 
-# filed_runs RUNS: the run directories filed under RUNS, oldest first.
+# filed_runs RUNS: the run directories filed under RUNS, oldest first
+# (nothing, and no error, when RUNS does not exist).
 filed_runs() {
-	find "$1" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*.unfiled' 2>/dev/null | sort
+	{ find "$1" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*.unfiled' 2>/dev/null || true; } | sort
 }
 
 # meta_of RUN KEY: a value from RUN/run.meta ("" if there is none).
