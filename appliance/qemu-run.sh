@@ -152,12 +152,15 @@ on_signal() { # on_signal NAME NUMBER
 
 # full_and_stalled: an output file's file system has (next to) no room left
 # and the outputs stopped growing for 5 s: what the guest sends now is lost,
-# and a guest writing to a port waits for ever. Sets full_dir.
+# and a guest writing to a port waits for ever. Sets full_dir. Free blocks
+# as QEMU sees them: root may use the blocks reserved for it.
 last_bytes=-1 stalled_since=0 full_dir=''
+free_fmt='%a %S'
+((EUID != 0)) || free_fmt='%f %S'
 full_and_stalled() {
 	local f avail bsize bytes=0 full=''
 	for f in "${outputs[@]}"; do
-		read -r avail bsize < <(stat -f -c '%a %S' "$f" 2>/dev/null || echo 1 65536)
+		read -r avail bsize < <(stat -f -c "$free_fmt" "$f" 2>/dev/null || echo 1 65536)
 		((avail * bsize >= 65536)) || full=$(dirname "$f")
 		bytes=$((bytes + $(stat -c %s "$f" 2>/dev/null || echo 0)))
 	done

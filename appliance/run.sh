@@ -195,11 +195,17 @@ trap 'on_signal INT 2' INT
 trap 'on_signal TERM 15' TERM
 trap 'on_signal HUP 1' HUP
 
-# meta_set RUN KEY VALUE: replace (or add) KEY in RUN/run.meta, atomically
+# meta_set RUN KEY VALUE: replace (or add) KEY in RUN/run.meta, atomically;
+# a failure is named (and, under set -e, ends this script with exit 1)
 meta_set() {
 	local f=$1/run.meta
-	K=$2 V=${3//$nl/ } awk 'index($0, ENVIRON["K"] "=") == 1 { if (!done) print ENVIRON["K"] "=" ENVIRON["V"]; done = 1; next }
-		{ print } END { if (!done) print ENVIRON["K"] "=" ENVIRON["V"] }' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+	if ! K=$2 V=${3//$nl/ } awk 'index($0, ENVIRON["K"] "=") == 1 { if (!done) print ENVIRON["K"] "=" ENVIRON["V"]; done = 1; next }
+		{ print } END { if (!done) print ENVIRON["K"] "=" ENVIRON["V"] }' "$f" >"$f.tmp" 2>"$work/meta.err" ||
+		! mv "$f.tmp" "$f" 2>>"$work/meta.err"; then
+		rm -f "$f.tmp"
+		say "error: cannot set $2= in $f: $(cat "$work/meta.err")"
+		return 1
+	fi
 }
 
 # The run's own piece of the initramfs: the workload. The kernel unpacks
@@ -322,5 +328,6 @@ fi
 say "run filed: $rundir"
 # At a terminal, the report is followed by crash itself on the new vmcore.
 if ((report)) && ((dry == 0)) && [[ -t 0 && -t 1 ]]; then
+	rm -rf "$work" # exec runs no EXIT trap
 	exec "$top/analysis/open-crash.sh" --no-report "$rundir"
 fi

@@ -250,14 +250,20 @@ static void full_note(char *buf, size_t len)
 {
 	struct statvfs vfs;
 
+	unsigned long long avail;
+
 	buf[0] = '\0';
-	if (!statvfs(staging, &vfs) &&
-	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < FULL_BYTES)
+	if (statvfs(staging, &vfs))
+		return;
+	/* QEMU runs as the user of this collector: root may use the blocks
+	 * reserved for it
+	 */
+	avail = (unsigned long long)(geteuid() ? vfs.f_bavail : vfs.f_bfree) *
+		vfs.f_frsize;
+	if (avail < FULL_BYTES)
 		snprintf(buf, len,
 			 " (the file system of %s is full: %s, %llu KiB free)",
-			 staging, strerror(ENOSPC),
-			 (unsigned long long)vfs.f_bavail * vfs.f_frsize /
-				 1024);
+			 staging, strerror(ENOSPC), avail / 1024);
 }
 
 /* key=value, the value on one line */
