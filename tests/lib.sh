@@ -110,8 +110,3 @@ qemu_on() {
 filed_runs() {
 	{ find "$1" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*.unfiled' 2>/dev/null || true; } | sort
 }
-
-# meta_of RUN KEY: a value from RUN/run.meta ("" if there is none).
-meta_of() {
-	sed -n "s/^$2=//p" "$1/run.meta" 2>/dev/null | head -1
-}
