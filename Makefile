@@ -182,15 +182,18 @@ demo: $(RUN_DEPS)
 		--workload triggers/examples/syscall_errno.sh --timeout 300
 
 # make run TRIGGER=name ARGS="k=v ..." WORKLOAD=file [REPEAT=n] [TIMEOUT=s] [MEM=1G] [RUNS=dir]
+#   [PANIC_ON_OOPS=0] [PANIC_ON_WARN=1]
 run: $(RUN_DEPS)
 	@test -n "$(TRIGGER)" || { echo "make run: TRIGGER= is required (triggerctl list)" >&2; exit 2; }
 	appliance/run.sh --trigger "$(TRIGGER)" --args "$(ARGS)" \
 		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" --repeat "$(or $(REPEAT),1)" \
-		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --runs "$(or $(RUNS),runs)"
+		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --runs "$(or $(RUNS),runs)" \
+		$(if $(filter 0,$(PANIC_ON_OOPS)),--no-panic-on-oops) $(if $(filter 1,$(PANIC_ON_WARN)),--panic-on-warn)
 
-# make crash [RUN=runs/<id>]: the report, then crash on that vmcore
+# make crash [RUN=runs/<id>] [RUNS=dir]: the report, then crash on that
+# vmcore (default: the newest run that has one)
 crash: $(FIRE_DECODE)
-	analysis/open-crash.sh $(RUN)
+	RUNS="$(or $(RUNS),runs)" analysis/open-crash.sh $(RUN)
 
 # The trigger tests' guest: triggerctl, every example workload, the dry-run job.
 TRIGGER_TEST_IMG := $(BUILD)/trigger-test-initramfs.cpio.gz

@@ -2,7 +2,8 @@
 # Reopen a run: print its report (writing it first if needed), then, on a
 # terminal, an interactive crash session on its vmcore.
 #
-#   open-crash.sh [--no-report] [RUN-DIR]   default: the newest run under runs/
+#   open-crash.sh [--no-report] [RUN-DIR]   default: the newest run under
+#                                           $RUNS (runs/) that has a vmcore
 #
 # --no-report: do not print the report (the caller just did).
 set -euo pipefail
@@ -19,14 +20,30 @@ if [[ ${1:-} == --no-report ]]; then
 fi
 run=${1:-}
 if [[ -z $run ]]; then
-	# run names start with their UTC time: the last in order is the newest
-	run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1)
-	[[ -n $run ]] || die "no runs under $runs (make demo or make run first)"
+	# run names start with their UTC time: the newest run that has a vmcore
+	# (a failed run has none, an .unfiled one is not a run)
+	mapfile -t all < <(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*.unfiled' 2>/dev/null | sort)
+	((${#all[@]})) || die "no runs under $runs (make demo or make run first)"
+	for ((i = ${#all[@]} - 1; i >= 0; i--)); do
+		if [[ -r ${all[i]}/vmcore ]]; then
+			run=${all[i]}
+			break
+		fi
+	done
+	newest=${all[-1]}
+	status_of() { sed -n 's/^status=//p' "$1/run.meta" 2>/dev/null || true; }
+	reason_of() { sed -n 's/^reason=//p' "$1/run.meta" 2>/dev/null || true; }
+	if [[ -z $run ]]; then
+		die "none of the ${#all[@]} run(s) under $runs has a vmcore; the newest, ${newest##*/}, is $(status_of "$newest"): $(reason_of "$newest")"
+	fi
+	[[ $run == "$newest" ]] ||
+		say "the newest run, ${newest##*/}, has no vmcore ($(status_of "$newest"): $(reason_of "$newest")): opening ${run##*/}, the newest that has one"
 fi
 [[ -d $run && -r $run ]] || die "$run: not a readable run directory"
 [[ -r $run/vmcore ]] || die "$run: no vmcore (run status: $(sed -n 's/^reason=//p' "$run/run.meta" 2>/dev/null || echo unknown))"
 if [[ ! -r $run/report.txt ]]; then
-	"$here/report.sh" "$run" >/dev/null
+	"$here/report.sh" "$run" >/dev/null ||
+		say "the report of $run is incomplete (the error above); crash itself may still read the vmcore"
 fi
 ((show_report == 0)) || cat "$run/report.txt"
 vmlinux=$(sed -n 's/^vmlinux=//p' "$run/run.meta")

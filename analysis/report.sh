@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Open a run's vmcore in crash (batch) and write RUN/report.txt: the fire
-# record read from the dump, the panic, the panicking task and its
-# backtrace, the kernel log, BPF programs and maps, memory. Prints the report.
+# Open a run's vmcore in crash (batch) and write RUN/report.txt: what
+# brought the kernel down (a trigger, an oops, a panic), the fire record read
+# from the dump, the panic, the panicking task and its backtrace, the kernel
+# log, BPF programs and maps, memory. Prints the report.
 #
 #   report.sh RUN-DIR [--vmlinux FILE]
 #
-# crash 8.0.2 needs --kaslr=auto for a KASLR guest's dump, and cannot walk
-# 6.1's maple trees (vm): that is said in the report, not attempted.
+# A section whose crash output lacks what it reads says "FAILED: why" in the
+# report, the rest is still written, and report.sh exits 1 naming every
+# failed section; so does a crash that cannot open the vmcore at all (the
+# report then holds what run.meta says). crash 8.0.2 needs --kaslr=auto for a
+# KASLR guest's dump, and cannot walk 6.1's maple trees (vm): that is said in
+# the report, not attempted.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,112 +42,267 @@ fire_decode=${FIRE_DECODE:-$here/../build/analysis/fire-decode}
 need_cmd crash crash
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+crash_pid=''
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() {
+	if [[ -n $crash_pid ]]; then
+		kill "$crash_pid" 2>/dev/null || true
+		wait "$crash_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+failed=()
+# fail_section NAME WHY: the line the report shows; the report's FAILED
+# lines are the one record of what failed
+fail_section() {
+	printf '   FAILED: %s: %s\n' "$1" "$2"
+}
 
 # One crash process answers every question (it takes seconds to load the
-# vmlinux debug info): commands go to its stdin, each batch ends with a
-# marker line that its output must reach.
-coproc CRASH { crash -s --kaslr=auto "$vmlinux" "$run/vmcore" 2>&1; }
+# vmlinux debug info): commands go in through one FIFO, answers come back
+# through another, each batch ends with a marker line its output must reach.
+# FIFOs rather than a coproc: this script owns the descriptors, so a crash
+# that exits at once gives end of file, not an unset variable.
+t0=$(now_ms)
+mkfifo "$work/to" "$work/from"
+crash -s --kaslr=auto "$vmlinux" "$run/vmcore" <"$work/to" >"$work/from" 2>&1 &
+crash_pid=$!
+exec {to}>"$work/to" {from}<"$work/from"
 batch=0
-# ask OUT CMD...: run the crash commands, their output into OUT
+# ask OUT CMD...: run the crash commands, their output into OUT; false if
+# crash did not answer them all (it exited, or 120 s passed in silence)
 ask() {
 	local out=$1 line marker
 	shift
 	batch=$((batch + 1))
 	marker="@@@ end of batch $batch"
-	printf '%s\n' "$@" "!echo \"$marker\"" >&"${CRASH[1]}"
 	: >"$out"
-	while IFS= read -r -t 120 line <&"${CRASH[0]}"; do
+	# a crash that died must give a failed write here, not end this
+	# script through SIGPIPE before it has said anything
+	trap '' PIPE
+	printf '%s\n' "$@" "!echo \"$marker\"" 1>&"$to" 2>/dev/null || { trap - PIPE && return 1; }
+	trap - PIPE
+	while IFS= read -r -t 120 line <&"$from"; do
 		[[ $line == "$marker" ]] && return 0
 		printf '%s\n' "$line" >>"$out"
 	done
-	die "crash could not open $run/vmcore with $vmlinux: $(grep -v '^$' "$out" | head -2 | tr '\n' ' ')"
+	return 1
 }
-# section NAME: what crash printed for the command after "@@@ NAME"
-section() {
-	awk -v s="@@@ $1" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass1.out"
+# what crash printed, on one line
+said() { grep -v '^ *$' "$1" | head -3 | tr -s '\n ' '  ' | sed 's/ $//' || true; }
+# section NAME: what crash printed for the command after "@@@ NAME" (split
+# into files once pass 1 is in)
+section() { cat "$work/s.$1"; }
+# has_text NAME: that output has a non-blank line
+has_text() { grep -q '[^ ]' "$work/s.$1"; }
+
+header() {
+	local reason
+	echo "bpf-panic kdump report"
+	echo "run:       $(metaval run)  ($run)"
+	echo "trigger:   $(metaval trigger) $(metaval trigger_args)"
+	echo "status:    $(metaval status), vmcore $(metaval vmcore_bytes) bytes (makedumpfile $(metaval makedumpfile_opts))"
+	reason=$(metaval reason)
+	[[ -z $reason ]] || echo "reason:    $reason"
+}
+timings() {
+	echo "== Timings (seconds)"
+	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /' || true
+	[[ -z ${armed_to_fire:-} ]] || echo "   armed_to_fire_s=$armed_to_fire (fire record time - boot_to_armed_s)"
+	ms=$(($(now_ms) - t0))
+	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10)))"
+}
+finish() { # finish: put report.txt in place, print it, exit 1 if a section failed
+	mv "$run/report.txt.tmp" "$run/report.txt"
+	cat "$run/report.txt"
+	if ((${#failed[@]})); then
+		local IFS=';'
+		die "the report of $run is incomplete, ${#failed[@]} section(s) failed:${failed[*]/#/ }"
+	fi
+	exit 0
 }
 
-t0=$(now_ms)
 cmds=(sys bt log bpf "bpf -M" "bpf -P" "kmem -i" "px &((struct bpf_array *)0)->value")
 names=(sys bt log bpf maps progs kmem valoff)
 pass1=()
 for i in "${!cmds[@]}"; do
 	pass1+=("!echo \"@@@ ${names[i]}\"" "${cmds[i]}")
 done
-ask "$work/pass1.out" "${pass1[@]}"
+if ! ask "$work/pass1.out" "${pass1[@]}"; then
+	why="crash could not open $run/vmcore with $vmlinux: $(said "$work/pass1.out")"
+	{
+		header
+		echo
+		echo "== crash"
+		echo "   FAILED: $why"
+		echo
+		timings
+	} >"$run/report.txt.tmp"
+	mv "$run/report.txt.tmp" "$run/report.txt"
+	cat "$run/report.txt"
+	die "$why"
+fi
+for n in "${names[@]}"; do
+	awk -v s="@@@ $n" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass1.out" >"$work/s.$n"
+done
 
 # The .data.fire maps: map id and address (from bpf -M), the program that
-# uses each (bpf -P), and the value offset inside struct bpf_array.
-valoff=$(section valoff | grep -o '0x[0-9a-f]*' | tail -1)
+# uses each (bpf -P), and the value offset inside struct bpf_array. An
+# offset that is not there is not taken as 0: nothing is read then.
+valoff=$(grep -oE '0x[0-9a-f]+' "$work/s.valoff" | tail -1 || true)
 size=$("$fire_decode" --size)
-section maps | awk '/^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+/ { id = $1; addr = $2 }
-	/NAME: "\.data\.fire"/ { print id, addr }' >"$work/fire-maps"
-pass2=()
-while read -r id addr; do
-	pass2+=("!echo \"@@@ fire $id\"" "$(printf 'rd -8 0x%x %d' $((0x$addr + valoff)) "$size")")
-done <"$work/fire-maps"
+awk '/^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+/ { id = $1; addr = $2 }
+	/NAME: "\.data\.fire"/ { print id, addr }' "$work/s.maps" >"$work/fire-maps"
+nmaps=$(grep -cE '^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+' "$work/s.maps" || true)
+fire_problem=''
 : >"$work/pass2.out"
-((${#pass2[@]} == 0)) || ask "$work/pass2.out" "${pass2[@]}"
-printf 'q\n' >&"${CRASH[1]}"
-wait "$CRASH_PID" 2>/dev/null || true
+if [[ -s $work/fire-maps && -z $valoff ]]; then
+	fire_problem="px printed no offset of struct bpf_array.value ($(said "$work/s.valoff")): nothing read"
+elif [[ -s $work/fire-maps ]]; then
+	pass2=()
+	while read -r id addr; do
+		pass2+=("!echo \"@@@ fire $id\"" "$(printf 'rd -8 0x%x %d' $((0x$addr + valoff)) "$size")")
+	done <"$work/fire-maps"
+	ask "$work/pass2.out" "${pass2[@]}" ||
+		fire_problem="crash stopped answering while reading the record: $(said "$work/pass2.out")"
+fi
+printf 'q\n' 1>&"$to" 2>/dev/null || true
+exec {to}>&-
+wait "$crash_pid" 2>/dev/null || true
+crash_pid=''
 
 prog_of_map() { # the name of the program whose USED_MAPS lists map $1
-	section progs | awk -v m="$1" '/^ *[0-9]+ +[0-9a-f]+ +[0-9a-f]+ +[A-Z_]+/ {
+	awk -v m="$1" '/^ *[0-9]+ +[0-9a-f]+ +[0-9a-f]+ +[A-Z_]+/ {
 		n = split($NF, used, ","); hit = 0; for (i = 1; i <= n; i++) if (used[i] == m) hit = 1 }
-		/NAME: / && hit { match($0, /NAME: "[^"]*"/); print substr($0, RSTART + 7, RLENGTH - 8); hit = 0 }'
+		/NAME: / && hit { match($0, /NAME: "[^"]*"/); print substr($0, RSTART + 7, RLENGTH - 8); hit = 0 }' "$work/s.progs"
 }
 
-{
-	echo "bpf-panic kdump report"
-	echo "run:       $(metaval run)  ($run)"
-	echo "trigger:   $(metaval trigger) $(metaval trigger_args)"
-	echo "status:    $(metaval status), vmcore $(metaval vmcore_bytes) bytes (makedumpfile $(metaval makedumpfile_opts))"
-	echo "kernel:    $(section sys | sed -n 's/^ *RELEASE: //p') $(section sys | sed -n 's/^ *VERSION: //p')"
-	echo
-	echo "== Fire record (read from the vmcore: BPF map .data.fire of the trigger program)"
-	found=0
+trigger=$(metaval trigger)
+cause=$(metaval cause)
+detail=$(metaval cause_detail)
+found=0 fired_trigger='' armed_to_fire=''
+# the fire records, decoded, before the report is written: the cause
+# section cross-checks them
+fire_section() {
+	local id addr rc t armed
+	if [[ -n $fire_problem ]]; then
+		fail_section "fire record" "$fire_problem"
+		return
+	fi
+	if [[ ! -s $work/fire-maps ]]; then
+		if [[ $trigger == none ]]; then
+			echo "   none: no trigger was armed (trigger none)"
+		elif ((nmaps == 0)); then
+			fail_section "fire record" "bpf -M listed no maps"
+		else
+			fail_section "fire record" "no .data.fire map among the $nmaps maps bpf -M listed"
+		fi
+		return
+	fi
 	while read -r id addr; do
-		echo "-- map $id, program $(prog_of_map "$id" | head -1)"
+		echo "-- map $id, program $(prog_of_map "$id" | sed -n 1p)"
 		awk -v s="@@@ fire $id" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass2.out" |
 			grep -E '^[0-9a-f]+:  ' >"$work/fire-$id.hex" || true
 		rc=0
 		"$fire_decode" <"$work/fire-$id.hex" >"$work/fire-$id.txt" 2>&1 || rc=$?
 		sed 's/^/   /' "$work/fire-$id.txt"
-		((rc == 0)) && found=$((found + 1))
+		if ((rc == 0)); then
+			found=$((found + 1))
+			fired_trigger=$(sed -n 's/^trigger=//p' "$work/fire-$id.txt")
+			t=$(sed -n 's/^time=\([0-9.]*\) s after boot/\1/p' "$work/fire-$id.txt")
+			armed=$(metaval boot_to_armed_s)
+			if [[ -n $t && -n $armed ]]; then
+				armed_to_fire=$(awk -v t="$t" -v a="$armed" 'BEGIN { printf "%.2f", t - a }')
+			fi
+		elif ((rc != 3)); then
+			fail_section "fire record" "map $id: fire-decode: $(head -1 "$work/fire-$id.txt")"
+		fi
 	done <"$work/fire-maps"
-	((found > 0)) || echo "   no fire record in the dump (not a trigger panic, or the record was not filled)"
+	((found > 0)) || echo "   no fire record in the dump: the trigger was armed but did not fire"
+}
+fire_section >"$work/fire.txt"
+
+cause_section() {
+	case $cause in
+	trigger) echo "   the trigger fired: $detail" ;;
+	oops) echo "   an oops, not a trigger: $detail" ;;
+	warning) echo "   a WARNING (panic_on_warn), not a trigger: $detail" ;;
+	panic) echo "   a kernel panic, not a trigger: $detail" ;;
+	kexec) echo "   $detail" ;;
+	none) echo "   nothing brought the kernel down${detail:+: $detail}" ;;
+	*) echo "   not recorded (run.meta has no cause=: filed by an older collector)" ;;
+	esac
+	if [[ $cause != trigger && -n $fired_trigger ]]; then
+		echo "   note: the dump also holds a fire record of trigger $fired_trigger (below)"
+	elif [[ $cause == trigger ]] && ((found == 0)); then
+		echo "   note: but the dump holds no fire record (below)"
+	fi
+}
+
+panic_trace() { # the dying kernel's own report: panic or oops, with its call trace
+	local trace
+	trace=$(awk '/Kernel panic - not syncing|Oops: |BUG: |WARNING: |kernel BUG at|general protection fault|invalid opcode: / { on = 1 }
+		on { print; if (++n >= 60 || /<\/TASK>/) exit }' "$work/s.log")
+	if [[ -n $trace ]]; then
+		printf '%s\n' "$trace"
+	elif [[ $(metaval fire_action) == crash_kexec ]]; then
+		echo "   none printed: the trigger fired through crash_kexec(), which prints no panic"
+	else
+		echo "   none printed"
+	fi
+}
+
+{
+	header
+	echo "kernel:    $(sed -n 's/^ *RELEASE: //p' "$work/s.sys") $(sed -n 's/^ *VERSION: //p' "$work/s.sys")"
+	echo
+	echo "== Cause (from the console and the guest's states, checked against the dump)"
+	cause_section
+	echo
+	echo "== Fire record (read from the vmcore: BPF map .data.fire of the trigger program)"
+	cat "$work/fire.txt"
 	echo
 	echo "== Panic"
-	section sys | grep -E '^ *PANIC:' | sed 's/^ *//'
-	section bt | awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }'
+	panic=$(grep -E '^ *PANIC:' "$work/s.sys" | sed 's/^ *//' || true)
+	if [[ -n $panic ]]; then echo "$panic"; else fail_section sys "no PANIC line"; fi
+	task=$(awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }' "$work/s.bt")
+	if [[ -n $task ]]; then echo "$task"; else fail_section bt "no PID line"; fi
 	echo
 	echo "== Backtrace of the panicking task (crash bt)"
 	section bt
 	echo
-	echo "== Panic call trace as the dying kernel printed it (shows the JITed BPF program frame)"
-	section log | awk '/Kernel panic - not syncing/ { on = 1 } on { print; if (++n >= 16 || /<\/TASK>/) exit }'
+	echo "== Panic or oops as the dying kernel printed it (shows the JITed BPF program frame)"
+	panic_trace
 	echo
 	echo "== Kernel log, last 25 lines"
-	section log | tail -n 25
+	if has_text log; then
+		tail -n 25 "$work/s.log"
+	else
+		fail_section log "empty"
+	fi
 	echo
 	echo "== BPF programs and maps in the dump (crash bpf)"
-	section bpf
+	if has_text bpf; then
+		section bpf
+	elif [[ $trigger == none ]]; then
+		echo "   none listed (trigger none)"
+	else
+		fail_section bpf "listed no programs"
+	fi
 	echo
 	echo "== Memory (crash kmem -i)"
-	section kmem
+	if grep -q 'TOTAL MEM' "$work/s.kmem"; then section kmem; else fail_section kmem "no TOTAL MEM line"; fi
 	echo
 	echo "== System (crash sys)"
 	section sys
 	echo
 	echo "== Not in this report"
 	echo "   vm and other VMA walks: crash 8.0.2 cannot read 6.1's maple trees; use a newer crash."
-	grep -h '^WARNING' "$work/pass1.out" | sort -u | sed 's/^/   crash: /'
+	grep -h '^WARNING' "$work/pass1.out" | sort -u | sed 's/^/   crash: /' || true
 	echo
-	echo "== Timings (seconds)"
-	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /'
-	ms=$(($(now_ms) - t0))
-	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10)))"
+	timings
 } >"$run/report.txt.tmp"
-mv "$run/report.txt.tmp" "$run/report.txt"
-cat "$run/report.txt"
+mapfile -t failed < <(sed -n 's/^   FAILED: //p' "$run/report.txt.tmp")
+finish

@@ -29,7 +29,9 @@ for f in "$sysbase"/*; do
 done
 for m in "$sysbase"/modules.d/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
 ln -s "$here/kdump/99bpkdump" "$base/modules.d/99bpkdump"
-printf 'MAKEDUMPFILE_OPTS="%s"\n' "$opts" >"$work/bpk-kdump.conf"
+# The capture step sources this file (bash): %q quotes the value, so it
+# comes back verbatim, whatever quotes or $(...) it holds.
+printf 'MAKEDUMPFILE_OPTS=%q\n' "$opts" >"$work/bpk-kdump.conf"
 mkdir -p "$work/none"
 
 mkdir -p "$(dirname "$out")"

@@ -13,7 +13,12 @@
 #   --quiet           no progress lines
 #
 # Exit: QEMU's status when the guest ended by itself (power off, or reboot after
-# a panic: -no-reboot); 124 when the timeout killed it; 2 on bad arguments.
+# a panic: -no-reboot); 124 when the timeout killed it; 125 when it was
+# stopped because the file system of its output files is full (QEMU drops
+# what it cannot write, and a guest writing to a port then waits for ever);
+# 128+N when this script got signal N (SIGINT, SIGTERM, SIGHUP); 2 on bad
+# arguments. However it ends, QEMU is stopped first: SIGTERM, then SIGKILL
+# if it is still there after a grace period (5 s).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,6 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 kernel='' initrd='' console='' append='' mem=1G smp=2 accel=${BPK_ACCEL:-auto} timeout=300 quiet=0
 ports=()
+grace=5
 while (($#)); do
 	case $1 in
 	--kernel) kernel=${2:?--kernel needs a file} && shift ;;
@@ -87,14 +93,19 @@ auto)
 esac
 
 port_args=()
+outputs=("$console")
 if ((${#ports[@]})); then
 	port_args=(-device virtio-serial-pci)
 	i=0
 	for p in "${ports[@]}"; do
 		[[ $p == ?*=?* ]] || bad_input "--port '$p' is not NAME=FILE"
-		: >"${p#*=}" || die "${p#*=}: cannot create"
-		port_args+=(-chardev "file,id=port$i,path=${p#*=}"
+		[[ ${p%%=*} =~ ^[A-Za-z0-9_.-]+$ ]] || bad_input "--port '$p': a port name is letters, digits, '.', '_' or '-'"
+		path=${p#*=}
+		: >"$path" || die "$path: cannot create"
+		# QEMU's option syntax: a comma inside a value is written twice
+		port_args+=(-chardev "file,id=port$i,path=${path//,/,,}"
 			-device "virtserialport,chardev=port$i,name=${p%%=*}")
+		outputs+=("$path")
 		i=$((i + 1))
 	done
 fi
@@ -106,25 +117,89 @@ cmd=(qemu-system-x86_64 "${accel_args[@]}" -m "$mem" -smp "$smp" -nodefaults
 	-append "console=ttyS0 panic=-1 $append"
 	"${port_args[@]}" "${extra[@]}")
 
+# alive PID: the process exists and is not a zombie
+alive() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+
+# stop_qemu: SIGTERM, then SIGKILL after the grace period; reaps it.
+stop_qemu() {
+	local until
+	[[ -n ${qemu_pid:-} ]] || return 0
+	if alive "$qemu_pid"; then
+		kill -TERM "$qemu_pid" 2>/dev/null || true
+		until=$(($(now_ms) + grace * 1000))
+		while alive "$qemu_pid" && (($(now_ms) < until)); do sleep 0.1; done
+		if alive "$qemu_pid"; then
+			say "QEMU (pid $qemu_pid) still running ${grace}s after SIGTERM: SIGKILL"
+			kill -KILL "$qemu_pid" 2>/dev/null || true
+		fi
+	fi
+	wait "$qemu_pid" 2>/dev/null || true
+	qemu_pid=''
+}
+
+# shellcheck disable=SC2317 # called from the traps below
+on_signal() { # on_signal NAME NUMBER
+	trap '' INT TERM HUP
+	stop_qemu
+	say "error: interrupted by SIG$1: stopped QEMU; console: $console"
+	exit $((128 + $2))
+}
+
+# full_and_stalled: an output file's file system has (next to) no room left
+# and the outputs stopped growing for 5 s: what the guest sends now is lost,
+# and a guest writing to a port waits for ever. Sets full_dir. Free blocks
+# as QEMU sees them: root may use the blocks reserved for it.
+last_bytes=-1 stalled_since=0 full_dir=''
+free_fmt='%a %S'
+((EUID != 0)) || free_fmt='%f %S'
+full_and_stalled() {
+	local f avail bsize bytes=0 full=''
+	for f in "${outputs[@]}"; do
+		read -r avail bsize < <(stat -f -c "$free_fmt" "$f" 2>/dev/null || echo 1 65536)
+		((avail * bsize >= 65536)) || full=$(dirname "$f")
+		bytes=$((bytes + $(stat -c %s "$f" 2>/dev/null || echo 0)))
+	done
+	if [[ -z $full ]] || ((bytes != last_bytes)); then
+		last_bytes=$bytes stalled_since=$(now_ms)
+		return 1
+	fi
+	(($(now_ms) - stalled_since >= 5000)) || return 1
+	full_dir=$full
+}
+
 ((quiet)) || say "booting ($accel, $mem, $smp cpus, timeout ${timeout}s), console: $console"
 t0=$(now_ms)
 "${cmd[@]}" </dev/null &
 qemu_pid=$!
 # Never leave QEMU behind, whatever stops this script.
-trap 'kill "$qemu_pid" 2>/dev/null || true' EXIT INT TERM
+trap stop_qemu EXIT
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal HUP 1' HUP
 
 deadline=$((t0 + timeout * 1000))
-while kill -0 "$qemu_pid" 2>/dev/null; do
+n=0
+while alive "$qemu_pid"; do
 	if (($(now_ms) >= deadline)); then
-		kill "$qemu_pid" 2>/dev/null || true
-		wait "$qemu_pid" 2>/dev/null || true
-		say "error: guest did not finish within ${timeout}s: killed QEMU (pid $qemu_pid); console: $console"
+		stop_qemu
+		say "error: guest did not finish within ${timeout}s: killed QEMU; console: $console"
 		exit 124
+	fi
+	if ((++n % 5 == 0)) && full_and_stalled; then
+		stop_qemu
+		say "error: $full_dir: No space left on device: the file system is full and the guest's output stopped growing: stopped QEMU; console: $console"
+		exit 125
 	fi
 	sleep 0.2
 done
 rc=0
 wait "$qemu_pid" || rc=$?
-trap - EXIT INT TERM
+qemu_pid=''
+trap - EXIT INT TERM HUP
 ((quiet)) || say "QEMU exited with status $rc after $(fmt_ms $(($(now_ms) - t0)))"
 exit "$rc"

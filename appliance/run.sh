@@ -12,21 +12,33 @@
 #   --timeout SEC        hard limit for the whole guest run (300)
 #   --mem SIZE           guest memory (1G); --smp N guest CPUs (2)
 #   --crashkernel SIZE   crash kernel reservation (192M); "none" for none
+#   --no-reservation-check  arm even if the reservation is below what the
+#                        capture kernel needs (to measure that need)
 #   --runs DIR           where runs are filed (runs/)
 #   --accel MODE         auto | tcg | kvm (auto)
 #   --dry-run            arm with dry_run, report the trigger status, no dump
 #   --sysctl-off         leave kernel.destructive_bpf_enabled at 0: bpf_panic()
 #                        is unavailable and triggers fire with crash_kexec
+#   --no-panic-on-oops   an oops kills the task and the guest goes on (the
+#                        default is oops=panic: an oops is dumped like a fire)
+#   --panic-on-warn      a WARN() panics the guest too (panic_on_warn=1)
 #   --no-report          collect only
 #   --qemu-arg ARG       pass ARG to QEMU (repeatable), e.g. a QMP socket
 #   --trigger none       arm nothing: the workload itself crashes the guest
-#                        (the sysrq baseline of the benchmarks)
+#                        (the sysrq baseline of the benchmarks, an oops)
 #
 # At a terminal, an interactive crash session on the vmcore follows the
 # report. Paths of the built pieces come from the environment (BUILD, default
 # build/): the kernel, build/appliance/root.cpio.gz (or BPK_ROOT_IMG),
-# triggerctl, the collector and fire-decode. Exit 0 when a verified vmcore and its report
-# exist; 1 when the run failed (it is still filed); 2 on bad input.
+# triggerctl, the collector and fire-decode.
+#
+# Exit: 0 a verified vmcore and its report (a dry run: it completed), and
+# nothing failed; 1 the run failed: it is filed, the reason on stderr and in
+# run.meta; 2 bad input, before anything boots; 3 the run could not be filed
+# (e.g. No space left on device): what the guest sent is kept in
+# RUNS/<UTC time>-<trigger>.unfiled/, named on stderr; 128+N interrupted by
+# signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP): QEMU is stopped and what
+# exists is filed with status=interrupted.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +49,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 trigger='' args='' workload=$top/triggers/examples/syscall_errno.sh repeat=1 timeout=300 mem=1G smp=2
 crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
+panic_on_oops=1 panic_on_warn=0 reservation_check=1
 qemu_args=()
 while (($#)); do
 	case $1 in
@@ -48,10 +61,13 @@ while (($#)); do
 	--mem) mem=${2:?--mem needs a size} && shift ;;
 	--smp) smp=${2:?--smp needs a number} && shift ;;
 	--crashkernel) crashkernel=${2:?--crashkernel needs a size or none} && shift ;;
+	--no-reservation-check) reservation_check=0 ;;
 	--runs) runs=${2:?--runs needs a directory} && shift ;;
 	--accel) accel=${2:?--accel needs a mode} && shift ;;
 	--dry-run) dry=1 ;;
 	--sysctl-off) sysctl=0 ;;
+	--no-panic-on-oops) panic_on_oops=0 ;;
+	--panic-on-warn) panic_on_warn=1 ;;
 	--no-report) report=0 ;;
 	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}") && shift ;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
@@ -63,14 +79,25 @@ kernel=$build/kernel
 root_img=${BPK_ROOT_IMG:-$build/appliance/root.cpio.gz}
 triggerctl=$build/triggers/triggerctl
 collect=$build/collector/bpk-collect
+nl=$'\n'
 [[ -n $trigger ]] || bad_input "--trigger is required (triggerctl list shows them)"
 [[ -r $kernel/bzImage ]] || bad_input "$kernel/bzImage: kernel not built (make kernel)"
 [[ -r $root_img ]] || bad_input "$root_img: guest image not built (make appliance)"
 [[ -x $triggerctl && -x $collect ]] || bad_input "triggerctl or bpk-collect not built (make all)"
 [[ -f $workload && -r $workload ]] || bad_input "$workload: workload not found or not readable"
+# What goes into run.meta (key=value lines) and onto the kernel command line
+# must be one line, and the runs dir is read back from one line of output.
+[[ $workload != *$nl* && $runs != *$nl* ]] || bad_input "--workload and --runs must not contain a newline"
 [[ $repeat =~ ^[0-9]+$ ]] || bad_input "--repeat '$repeat' is not a number"
+[[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || bad_input "--timeout '$timeout' is not a positive number of seconds"
+[[ $mem =~ ^[0-9]+[MG]$ ]] || bad_input "--mem '$mem' is not a size like 512M or 1G"
+[[ $smp =~ ^[0-9]+$ && $smp -gt 0 ]] || bad_input "--smp '$smp' is not a positive number"
+[[ $accel == auto || $accel == tcg || $accel == kvm ]] || bad_input "--accel '$accel' must be auto, tcg or kvm"
 [[ $crashkernel == none || $crashkernel =~ ^[0-9]+[MG]$ ]] || bad_input "--crashkernel '$crashkernel' is not a size like 192M, or none"
 [[ $args != *,* ]] || bad_input "--args '$args': commas are not allowed (they separate arguments on the kernel command line)"
+[[ $args != *[[:cntrl:]]* ]] || bad_input "--args: a newline or other control character is not allowed (the arguments go on one kernel command line)"
+[[ $args != *\"* ]] || bad_input "--args '$args': double quotes are not allowed (the kernel command line would take them as quoting)"
+[[ $trigger =~ ^[a-z0-9_]+$ ]] || bad_input "unknown trigger '$trigger' (triggerctl list shows them)"
 # Check the trigger and its arguments here, before anything boots: the same
 # parser the guest will use, run on the host.
 parse_args=()
@@ -78,72 +105,229 @@ read -r -a parse_args <<<"$args"
 ((dry == 0)) || parse_args+=(dry_run)
 if [[ $trigger == none ]]; then
 	[[ -z $args ]] || bad_input "--trigger none takes no --args"
+	((dry == 0)) || bad_input "--dry-run needs a trigger"
 else
 	"$triggerctl" parse "$trigger" "${parse_args[@]}" >/dev/null || exit 2
 fi
 
-mkdir -p "$runs"
-stage=$(mktemp -d "$runs/.staging-XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+err=$(mkdir -p "$runs" 2>&1) || bad_input "cannot create the runs dir: $err"
+# The initrd is not evidence: it is built outside the runs dir, which only
+# ever holds what the guest sent.
+work=$(mktemp -d "${TMPDIR:-/tmp}/bpk-run-XXXXXX") || bad_input "cannot make a temporary dir in ${TMPDIR:-/tmp}"
+stage=$(mktemp -d "$runs/.staging-XXXXXX" 2>"$work/mktemp.err") ||
+	{ rm -rf "$work" && bad_input "cannot make a staging dir under $runs: $(cat "$work/mktemp.err")"; }
+phase=prepare interrupted='' signum=0 qrun=''
+
+# keep_unfiled: the staging dir holds what the guest sent and could not be
+# filed: give it a findable name next to the runs, say where it is.
+keep_unfiled() {
+	local dir base n=1 files
+	base=$runs/$(date -u +%Y%m%dT%H%M%SZ)-$trigger
+	dir=$base.unfiled
+	while [[ -e $dir ]]; do
+		n=$((n + 1))
+		dir=$base-$n.unfiled
+	done
+	if mv -T "$stage" "$dir" 2>"$work/mv.err"; then
+		stage=''
+	else
+		say "error: cannot rename $stage to $dir: $(cat "$work/mv.err")"
+		dir=$stage
+	fi
+	files=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -printf '%f ' | sed 's/ $//')
+	say "error: everything the guest sent is kept in $dir ($files)"
+}
+
+# At exit: a staging dir still there was not filed. Delete it only if the
+# guest never wrote a byte to it.
+on_exit() {
+	trap '' INT TERM HUP
+	if [[ -n $qrun ]]; then stop_guest; fi
+	if [[ -n $stage && -d $stage ]]; then
+		if [[ -n $(find "$stage" -type f -size +0 -print -quit) ]]; then
+			keep_unfiled
+		else
+			rm -rf "$stage"
+		fi
+	fi
+	rm -rf "$work"
+}
+trap on_exit EXIT
+
+# alive PID: the process exists and is not a zombie
+alive() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+
+# stop_guest: SIGTERM to qemu-run.sh, which stops QEMU (SIGTERM, then
+# SIGKILL after 5 s); if it is still there 10 s later, SIGKILL its whole
+# process group (setsid made it the leader: QEMU is in it).
+stop_guest() {
+	local until
+	kill -TERM "$qrun" 2>/dev/null || true
+	until=$(($(now_ms) + 10000))
+	while alive "$qrun" && (($(now_ms) < until)); do sleep 0.1; done
+	if alive "$qrun"; then
+		say "qemu-run.sh (pid $qrun) did not stop: SIGKILL to its process group"
+		kill -KILL -- "-$qrun" 2>/dev/null || true
+	fi
+	wait "$qrun" 2>/dev/null || true
+	qrun=''
+}
+
+# A signal stops the guest, and what exists is filed as interrupted; before
+# the boot there is nothing to file.
+on_signal() { # on_signal NAME NUMBER
+	[[ -n $interrupted ]] || interrupted=SIG$1 signum=$2
+	case $phase in
+	prepare)
+		say "error: interrupted by SIG$1 before the guest booted: nothing to file"
+		exit $((128 + $2))
+		;;
+	guest) say "interrupted by SIG$1: stopping the guest" ;;
+	*) say "interrupted by SIG$1: finishing what is under way, then stopping" ;;
+	esac
+}
+trap 'on_signal INT 2' INT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal HUP 1' HUP
+
+# meta_set RUN KEY VALUE: replace (or add) KEY in RUN/run.meta, atomically;
+# a failure is named (and, under set -e, ends this script with exit 1)
+meta_set() {
+	local f=$1/run.meta
+	if ! K=$2 V=${3//$nl/ } awk 'index($0, ENVIRON["K"] "=") == 1 { if (!done) print ENVIRON["K"] "=" ENVIRON["V"]; done = 1; next }
+		{ print } END { if (!done) print ENVIRON["K"] "=" ENVIRON["V"] }' "$f" >"$f.tmp" 2>"$work/meta.err" ||
+		! mv "$f.tmp" "$f" 2>>"$work/meta.err"; then
+		rm -f "$f.tmp"
+		say "error: cannot set $2= in $f: $(cat "$work/meta.err")"
+		return 1
+	fi
+}
 
 # The run's own piece of the initramfs: the workload. The kernel unpacks
 # concatenated cpio archives in order, so it is appended to the shared image.
 step "image"
-mkdir -p "$stage/wl/etc/bpk"
-cp "$workload" "$stage/wl/etc/bpk/workload"
-chmod 755 "$stage/wl/etc/bpk/workload"
-(cd "$stage/wl" && find . | LC_ALL=C sort | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 >"$stage/wl.cpio.gz"
-cat "$root_img" "$stage/wl.cpio.gz" >"$stage/initrd.cpio.gz"
-rm -rf "$stage/wl" "$stage/wl.cpio.gz"
+mkdir -p "$work/wl/etc/bpk"
+cp "$workload" "$work/wl/etc/bpk/workload"
+chmod 755 "$work/wl/etc/bpk/workload"
+(cd "$work/wl" && find . | LC_ALL=C sort | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 >"$work/wl.cpio.gz"
+cat "$root_img" "$work/wl.cpio.gz" >"$work/initrd.cpio.gz"
 step_done
 
 cmdline="bpk.job=appliance bpk.trigger=$trigger bpk.repeat=$repeat"
 [[ -z $args ]] || cmdline+=" bpk.args=$(tr ' ' ',' <<<"$args")"
 ((dry == 0)) || cmdline+=" bpk.dry=1"
 ((sysctl == 1)) || cmdline+=" bpk.sysctl=0"
+((reservation_check == 1)) || cmdline+=" bpk.reservation_check=0"
+# An oops is a field bug too: by default it panics, so it is dumped.
+((panic_on_oops == 0)) || cmdline+=" oops=panic"
+((panic_on_warn == 0)) || cmdline+=" panic_on_warn=1"
 [[ $crashkernel == none ]] || cmdline+=" crashkernel=$crashkernel"
 
 step "guest (trigger $trigger${args:+ $args})"
 t_boot=$(now_ms)
 qemu_rc=0
-"$here/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$stage/initrd.cpio.gz" \
+phase=guest
+# Its own session and process group: a signal to this script is passed on
+# by on_signal, and the group can be killed whole if need be.
+setsid "$here/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$work/initrd.cpio.gz" \
 	--append "$cmdline" --mem "$mem" --smp "$smp" --accel "$accel" --timeout "$timeout" \
 	--console "$stage/console.log" --port "results=$stage/results.txt" \
 	--port "dmesg=$stage/dmesg.txt" --port "dump=$stage/dump.flat" \
-	--port "status=$stage/status.txt" --quiet -- "${qemu_args[@]}" || qemu_rc=$?
+	--port "status=$stage/status.txt" --quiet -- "${qemu_args[@]}" </dev/null &
+qrun=$!
+# A trapped signal ends "wait" early, with qemu-run.sh still running.
+while :; do
+	qemu_rc=0
+	wait "$qrun" || qemu_rc=$?
+	if [[ -n $interrupted ]]; then
+		alive "$qrun" && stop_guest
+		qemu_rc=$((128 + signum))
+		break
+	fi
+	alive "$qrun" || break
+done
+qrun=''
 qemu_ms=$(($(now_ms) - t_boot))
-rm -f "$stage/initrd.cpio.gz"
-if ((qemu_rc == 124)); then
-	say "the guest did not finish within ${timeout}s: QEMU was killed"
-fi
+rm -f "$work/initrd.cpio.gz"
+case $qemu_rc in
+124) say "the guest did not finish within ${timeout}s: QEMU was killed" ;;
+125) say "the file system of $stage is full: QEMU was stopped" ;;
+esac
 step_done "QEMU exit status $qemu_rc"
 
-if ((dry)); then
-	grep -E '^(BPK-STATE|bpk:|[a-z_]+ (matches|record))' "$stage/results.txt" || true
-	grep -q '^BPK-STATE dry-run-done' "$stage/results.txt" ||
-		die "dry run did not complete (last state: $(grep -o 'BPK-STATE [a-z-]*' "$stage/results.txt" | tail -1))"
-	exit 0
-fi
-
 step "collect"
+phase=collect
+collect_args=(--staging "$stage" --runs "$runs" --trigger "$trigger"
+	--meta "trigger_args=$args" --meta "mem=$mem" --meta "smp=$smp"
+	--meta "crashkernel=$crashkernel" --meta "accel=$accel" --meta "destructive_sysctl=$sysctl"
+	--meta "panic_on_oops=$panic_on_oops" --meta "panic_on_warn=$panic_on_warn"
+	--meta "workload=$(basename "$workload")" --meta "kernel=$(basename "$(readlink -f "$kernel")")"
+	--meta "vmlinux=$(readlink -f "$kernel/vmlinux")" --meta "qemu_exit=$qemu_rc"
+	--meta "qemu_wall_s=$((qemu_ms / 1000)).$(printf '%03d' $((qemu_ms % 1000)))")
+((dry == 0)) || collect_args+=(--dry-run)
+[[ -z $interrupted ]] || collect_args+=(--interrupted "$interrupted")
 collect_rc=0
-rundir=$("$collect" --staging "$stage" --runs "$runs" --trigger "$trigger" \
-	--meta "trigger_args=$args" --meta "mem=$mem" --meta "smp=$smp" \
-	--meta "crashkernel=$crashkernel" --meta "accel=$accel" --meta "destructive_sysctl=$sysctl" \
-	--meta "workload=$(basename "$workload")" --meta "kernel=$(basename "$(readlink -f "$kernel")")" \
-	--meta "vmlinux=$(readlink -f "$kernel/vmlinux")" --meta "qemu_exit=$qemu_rc" \
-	--meta "qemu_wall_s=$((qemu_ms / 1000)).$(printf '%03d' $((qemu_ms % 1000)))") || collect_rc=$?
-step_done "$rundir"
-[[ -n $rundir ]] || exit 2
-((collect_rc == 0)) || exit 1
-
-if ((report)); then
-	step "analysis"
-	"$top/analysis/report.sh" "$rundir"
-	step_done "$rundir/report.txt"
+rundir=$("$collect" "${collect_args[@]}") || collect_rc=$?
+if ((collect_rc != 0 && collect_rc != 1)) || [[ -z $rundir || ! -d $rundir ]]; then
+	# 3: an I/O error filing it (named by the collector); 2 would be a
+	# check this script missed. Either way, after the guest ran: keep it.
+	step_done "not filed (bpk-collect exit $collect_rc)"
+	keep_unfiled
+	exit 3
 fi
+stage=''
+step_done "$rundir"
+
+if ((dry)); then
+	grep -E '^(BPK-STATE|bpk:|[a-z_]+ (matches|record))' "$rundir/guest.log" 2>/dev/null || true
+fi
+
+# The report, whenever there is a vmcore to read (a run can fail and still
+# hold a verified dump, e.g. when only vmcore-dmesg failed).
+report_rc=0
+if ((report)) && [[ -z $interrupted && -r $rundir/vmcore ]]; then
+	step "analysis"
+	phase=report
+	"$top/analysis/report.sh" "$rundir" 2>"$work/report.err" || report_rc=$?
+	cat "$work/report.err" >&2
+	report_err=$(grep -m1 'error:' "$work/report.err" || tail -1 "$work/report.err")
+	if ((report_rc != 0)); then
+		# run.meta must not say success for a run that exits 1
+		why="the report failed: ${report_err#*error: }"
+		if [[ $(sed -n 's/^status=//p' "$rundir/run.meta") == success ]]; then
+			meta_set "$rundir" status failed
+			meta_set "$rundir" reason "$why (the vmcore itself is complete and verified)"
+		else
+			meta_set "$rundir" reason "$(sed -n 's/^reason=//p' "$rundir/run.meta"); $why"
+		fi
+		step_done "failed: $why"
+	else
+		step_done "$rundir/report.txt"
+	fi
+fi
+
+if [[ -n $interrupted ]]; then
+	if [[ $(sed -n 's/^status=//p' "$rundir/run.meta") != interrupted ]]; then
+		meta_set "$rundir" status interrupted
+		meta_set "$rundir" interrupted "$interrupted"
+		meta_set "$rundir" reason "interrupted by $interrupted after the guest ended ($phase)"
+	fi
+	say "error: interrupted by $interrupted: run filed as interrupted in $rundir"
+	exit $((128 + signum))
+fi
+if ((report_rc != 0)); then
+	say "error: run filed as failed in $rundir: $(sed -n 's/^reason=//p' "$rundir/run.meta")"
+fi
+# bpk-collect has said why a run failed
+((collect_rc == 0 && report_rc == 0)) || exit 1
 say "run filed: $rundir"
 # At a terminal, the report is followed by crash itself on the new vmcore.
-if ((report)) && [[ -t 0 && -t 1 ]]; then
+if ((report)) && ((dry == 0)) && [[ -t 0 && -t 1 ]]; then
+	rm -rf "$work" # exec runs no EXIT trap
 	exec "$top/analysis/open-crash.sh" --no-report "$rundir"
 fi

@@ -34,6 +34,8 @@ const char *flat_verdict_name(enum flat_verdict v)
 		return "no end marker";
 	case FLAT_BAD:
 		return "not a flattened dump";
+	case FLAT_TRAILING:
+		return "trailing data";
 	}
 	return "?";
 }
@@ -136,13 +138,18 @@ enum flat_verdict flat_check(FILE *f, struct flat_info *info, char *why,
 		if ((uint64_t)off + (uint64_t)size > info->extent)
 			info->extent = (uint64_t)off + (uint64_t)size;
 	}
-	if (fgetc(f) != EOF) {
-		snprintf(why, whylen, "data after the end marker");
-		return FLAT_BAD;
-	}
 	if (!info->records) {
 		snprintf(why, whylen, "an end marker but no records");
 		return FLAT_BAD;
+	}
+	info->trailing_bytes = skip(f, UINT64_MAX);
+	info->stream_bytes += info->trailing_bytes;
+	if (info->trailing_bytes) {
+		snprintf(why, whylen,
+			 "%" PRIu64 " bytes of trailing data after the end "
+			 "marker of a complete stream (%" PRIu64 " records)",
+			 info->trailing_bytes, info->records);
+		return FLAT_TRAILING;
 	}
 	return FLAT_COMPLETE;
 }

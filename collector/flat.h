@@ -16,6 +16,7 @@ enum flat_verdict {
 	FLAT_TRUNCATED, /* cut inside the header, a record header or its data */
 	FLAT_NO_END, /* records end cleanly but the end marker is missing */
 	FLAT_BAD, /* not a flattened stream, or a nonsense record */
+	FLAT_TRAILING, /* complete, then more bytes after the end marker */
 };
 
 struct flat_info {
@@ -23,10 +24,12 @@ struct flat_info {
 	uint64_t data_bytes; /* sum of record sizes */
 	uint64_t extent; /* largest offset + size: the rebuilt file's size */
 	uint64_t stream_bytes; /* bytes of the stream that were read */
+	uint64_t trailing_bytes; /* bytes after the end marker */
 };
 
 /* Read @f to its end; fill @info; on anything but FLAT_COMPLETE, a one-line
- * reason in @why.
+ * reason in @why. FLAT_TRAILING: everything up to the end marker is whole
+ * (makedumpfile -R stops there), but something wrote after it.
  */
 enum flat_verdict flat_check(FILE *f, struct flat_info *info, char *why,
 			     size_t whylen);

@@ -5,7 +5,10 @@
  * decoder. One "PASS|FAIL unit.<name>: ..." line per check; exit 1 on a FAIL.
  */
 #include <endian.h>
+#include <signal.h>
 #include <stdint.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,8 +127,9 @@ static void test_flat(void)
 	put_record(&s, -1, -1, 0);
 	put(&s, "x", 1);
 	v = run_flat(&s, &info, why, sizeof(why));
-	check(v == FLAT_BAD && strstr(why, "after the end"),
-	      "flat.data_after_end", why);
+	check(v == FLAT_TRAILING && strstr(why, "trailing data") &&
+		      info.trailing_bytes == 1 && info.records == 1,
+	      "flat.trailing_data_not_incomplete", why);
 
 	memset(&s, 0, sizeof(s));
 	put_header(&s);
@@ -215,6 +219,163 @@ static void test_capture_panic(void)
 	      "guestlog.capture_kernel_panic", g.capture_panic);
 }
 
+/* crash_kexec prints no panic line: a panic the capture kernel prints is
+ * its own death, not the trigger's, and gives no fire time.
+ */
+static void test_crash_kexec_attribution(void)
+{
+	struct guest_progress g;
+	char detail[2048];
+
+	guestlog_scan(
+		"BPK-STATE booted t=1.0\nBPK-STATE armed t=2.20 trigger=x action=crash_kexec\n",
+		"[    0.000000] Command line: console=ttyS0 crashkernel=64M\r\n"
+		"[    2.100000] something\r\n"
+		"[    0.000000] Command line: console=ttyS0 irqpoll nr_cpus=1\r\n"
+		"[    1.100000] Kernel panic - not syncing: System is deadlocked on memory\r\n",
+		&g);
+	snprintf(
+		detail, sizeof(detail),
+		"panic_msg '%s' panic %.2f capture_panic '%s' action %s boots %d",
+		g.panic_msg, g.panic, g.capture_panic, g.action, g.boots);
+	check(!g.panic_msg[0] && g.panic < 0 &&
+		      !strcmp(g.capture_panic,
+			      "System is deadlocked on memory") &&
+		      !strcmp(g.action, "crash_kexec") && g.boots == 2,
+	      "guestlog.crash_kexec_capture_panic_not_the_trigger", detail);
+}
+
+static void test_oops(void)
+{
+	struct guest_progress g;
+	char detail[2048];
+
+	guestlog_scan(
+		"BPK-STATE armed t=2.2 trigger=none\n",
+		"[    0.000000] Command line: console=ttyS0 oops=panic\r\n"
+		"[    3.000001] lkdtm: Performing direct entry EXCEPTION\r\n"
+		"[    3.000002] BUG: kernel NULL pointer dereference, address: 0000000000000000\r\n"
+		"[    3.000003] #PF: supervisor write access in kernel mode\r\n"
+		"[    3.000004] Oops: 0002 [#1] PREEMPT SMP NOPTI\r\n"
+		"[    3.000005] RIP: 0010:lkdtm_EXCEPTION+0x5/0x10\r\n"
+		"[    3.000006] RIP: 0010:later_one+0x1/0x2\r\n"
+		"[    3.100000] Kernel panic - not syncing: Fatal exception\r\n"
+		"[    0.000000] Command line: console=ttyS0 irqpoll\r\n"
+		"[    0.500000] WARNING: CPU: 0 PID: 1 at capture.c:1 f+0x1/0x2\r\n",
+		&g);
+	snprintf(detail, sizeof(detail), "oops '%s' at '%s', panic '%s' %.6f",
+		 g.oops, g.oops_where, g.panic_msg, g.panic);
+	check(!strcmp(g.oops, "BUG: kernel NULL pointer dereference, address: "
+			      "0000000000000000") &&
+		      !strcmp(g.oops_where, "lkdtm_EXCEPTION+0x5/0x10") &&
+		      !strcmp(g.panic_msg, "Fatal exception") &&
+		      g.panic == 3.1 && !g.oops_ended,
+	      "guestlog.oops_line_and_function", detail);
+
+	/* panic_on_oops with kdump loaded: crash_kexec() from the oops, no
+	 * panic line, no end of trace; without it the oops ends
+	 */
+	guestlog_scan(
+		"",
+		"[    0.000000] Command line: a\r\n"
+		"[    3.000002] BUG: kernel NULL pointer dereference, address: 0\r\n"
+		"[    3.000005] RIP: 0010:lkdtm_EXCEPTION+0x7/0xf\r\n"
+		"[    3.000006] CR2: 0000000000000000\r\n"
+		"[    0.000000] Command line: capture\r\n",
+		&g);
+	snprintf(detail, sizeof(detail), "oops '%s' ended %d boots %d", g.oops,
+		 g.oops_ended, g.boots);
+	check(g.oops[0] && !g.oops_ended && !g.panic_msg[0] && g.boots == 2,
+	      "guestlog.oops_straight_to_kexec", detail);
+	guestlog_scan("",
+		      "[    3.000002] Oops: 0002 [#1] SMP\r\n"
+		      "[    3.000006] ---[ end trace 0000000000000000 ]---\r\n",
+		      &g);
+	check(g.oops_ended, "guestlog.oops_ran_to_its_end",
+	      g.oops_ended ? "end trace seen" : "end trace missed");
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char msg[] =
+		"FAIL unit.guestlog.linear: scanning did not finish in 20 s\n";
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* 40 MiB of console, the panic on its last line: found, in linear time,
+ * with nothing cut (the old scanner searched the rest of the buffer from
+ * every line, and read only the first 32 MiB).
+ */
+static void test_linear(void)
+{
+	const size_t lines = 700000, width = 60;
+	size_t len = lines * width;
+	char *big = malloc(len + 200), detail[1024];
+	struct guest_progress g;
+	struct timespec a, b;
+	double secs;
+
+	if (!big) {
+		check(0, "guestlog.linear", "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < lines; i++) {
+		memset(big + i * width, 'x', width - 1);
+		big[i * width] = '[';
+		big[i * width + width - 1] = '\n';
+	}
+	strcpy(big + len,
+	       "[ 9.0] Kernel panic - not syncing: at the very end\n");
+	signal(SIGALRM, on_alarm);
+	alarm(20);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	guestlog_scan("", big, &g);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	alarm(0);
+	secs = (double)(b.tv_sec - a.tv_sec) +
+	       (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	snprintf(detail, sizeof(detail),
+		 "%zu MiB, %lu lines in %.3f s, panic '%s'", len >> 20,
+		 g.console_lines, secs, g.panic_msg);
+	check(!strcmp(g.panic_msg, "at the very end") && secs < 2.0 &&
+		      g.console_lines == lines + 1,
+	      "guestlog.linear_40MiB_panic_at_end", detail);
+	free(big);
+}
+
+/* A line longer than GUESTLOG_LINE_MAX from a file: scanned by its start,
+ * counted, and the lines after it are still read.
+ */
+static void test_long_line_file(void)
+{
+	struct guest_progress g;
+	char detail[1024];
+	FILE *f = tmpfile();
+	int rc;
+
+	if (!f) {
+		check(0, "guestlog.long_line_counted", "tmpfile failed");
+		return;
+	}
+	fputs("[ 1.0] Command line: x\n", f);
+	for (int i = 0; i < 3 * GUESTLOG_LINE_MAX; i++)
+		fputc('y', f);
+	fputs("\n[ 2.0] Kernel panic - not syncing: after the long line\n", f);
+	rewind(f);
+	guestlog_init(&g);
+	rc = guestlog_scan_file(&g, f, 1);
+	fclose(f);
+	snprintf(detail, sizeof(detail),
+		 "rc %d, %lu lines, %lu cut, panic '%s'", rc, g.console_lines,
+		 g.lines_cut, g.panic_msg);
+	check(!rc && g.lines_cut == 1 && g.console_lines == 3 &&
+		      !strcmp(g.panic_msg, "after the long line"),
+	      "guestlog.long_line_counted", detail);
+}
+
 static void test_fire_decode(void)
 {
 	unsigned char buf[sizeof(struct trigger_state)];
@@ -271,6 +432,10 @@ int main(void)
 	test_status();
 	test_guestlog();
 	test_capture_panic();
+	test_crash_kexec_attribution();
+	test_oops();
+	test_linear();
+	test_long_line_file();
 	test_fire_decode();
 	return failures ? 1 : 0;
 }

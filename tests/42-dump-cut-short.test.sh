@@ -15,11 +15,12 @@ runs=$out/runs
 run_pid=$!
 
 # Wait for the dump stream to be under way, then kill that run's QEMU.
-killed=''
-for _ in $(seq 1 1200); do
+killed='' console=''
+for _ in $(seq 1 2400); do
 	flat=$(find "$runs" -path '*/.staging-*/dump.flat' -size +1M 2>/dev/null | head -1 || true)
 	if [[ -n $flat ]]; then
-		qemu=$(pgrep -f -- "-serial file:$(dirname "$flat")/console.log" || true)
+		console=$(dirname "$flat")/console.log
+		qemu=$(qemu_on "$console")
 		if [[ -n $qemu ]]; then
 			kill -9 "$qemu"
 			killed="QEMU $qemu killed at $(stat -c %s "$flat") dump bytes"
@@ -32,18 +33,19 @@ done
 rc=0
 wait "$run_pid" || rc=$?
 check cut_short.qemu_killed_mid_dump "${killed:-the dump never started or QEMU was gone}" test -n "$killed"
+left=$(qemu_on "${console:-$runs/none}")
+check cut_short.no_qemu_left "QEMU on that console: ${left:-none}" test -z "$left"
 
-run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
+run=$(filed_runs "$runs" | head -1)
 err=$(grep 'error:' "$out/run.err" | tail -1 || true)
-check cut_short.exits_nonzero "exit $rc: $err" test "$rc" = 1 -a -n "$err"
-check cut_short.names_what_is_missing "$err" grep -Eq 'dump incomplete: (cut inside|.*without the end marker)' <<<"$err"
+check cut_short.exits_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$err"
+check cut_short.names_what_is_missing "${err:-no error line}" grep -Eq 'dump incomplete: (cut inside|.*without the end marker)' <<<"$err"
 if [[ -z $run ]]; then
-	fail cut_short.filed "no run directory"
+	fail cut_short.filed "no run directory under $runs"
 	exit 1
 fi
+check_has cut_short.error_names_the_run "$err" "$run"
 check cut_short.kept_as_incomplete "$(find "$run" -mindepth 1 -printf '%f ')" \
-	test -s "$run/vmcore.incomplete" -a ! -e "$run/vmcore" -a ! -e "$run/report.txt"
-check cut_short.meta_failed "$(grep -E '^(status|dump|reason)=' "$run/run.meta" | tr '\n' ' ')" \
-	grep -qx 'dump=incomplete' "$run/run.meta"
-check cut_short.meta_not_success "status: $(sed -n 's/^status=//p' "$run/run.meta")" \
-	grep -qx 'status=failed' "$run/run.meta"
+	test -s "$run/vmcore.incomplete" -a -s "$run/console.log" -a ! -e "$run/vmcore" -a ! -e "$run/report.txt"
+check_file_has cut_short.meta_dump_incomplete "$run/run.meta" '^dump=incomplete$'
+check_file_has cut_short.meta_failed "$run/run.meta" '^status=failed$'

@@ -52,3 +52,61 @@ guest_results() {
 		esac
 	done
 }
+
+# --- helpers for checks that must fail on empty input or a missing file
+
+# check_has NAME TEXT WANT: PASS if TEXT is not empty and contains WANT (a
+# fixed string); the observed detail is TEXT, or "nothing" when it is empty.
+check_has() {
+	local name=$1 text=$2 want=$3
+	if [[ -n $text && $text == *"$want"* ]]; then
+		pass "$name" "$text"
+	else
+		fail "$name" "${text:-nothing} (wanted: $want)"
+	fi
+}
+
+# check_file_has NAME FILE REGEX: PASS if FILE exists and has a line
+# matching the extended REGEX; the observed detail is that line, or what
+# was missing.
+check_file_has() {
+	local name=$1 file=$2 re=$3 line
+	if [[ ! -f $file ]]; then
+		fail "$name" "$file: no such file (wanted a line matching: $re)"
+		return
+	fi
+	line=$(grep -a -m1 -E -- "$re" "$file" || true)
+	if [[ -n $line ]]; then
+		pass "$name" "${file##*/}: $line"
+	else
+		fail "$name" "${file##*/}: no line matching: $re ($(wc -l <"$file") lines)"
+	fi
+}
+
+# check_file_lacks NAME FILE REGEX: PASS if FILE exists, is not empty, and
+# has no line matching REGEX (a check of absence needs the file it looks in).
+check_file_lacks() {
+	local name=$1 file=$2 re=$3 line
+	if [[ ! -s $file ]]; then
+		fail "$name" "$file: missing or empty, so it proves nothing"
+		return
+	fi
+	line=$(grep -a -m1 -E -- "$re" "$file" || true)
+	if [[ -z $line ]]; then
+		pass "$name" "${file##*/}: $(wc -l <"$file") lines, none matching: $re"
+	else
+		fail "$name" "${file##*/}: $line"
+	fi
+}
+
+# qemu_on CONSOLE: the pids of QEMU processes writing that console file
+# (a run's console path is unique: this never finds anybody else's QEMU).
+qemu_on() {
+	pgrep -f -- "-serial file:$1" || true
+}
+
+# filed_runs RUNS: the run directories filed under RUNS, oldest first
+# (nothing, and no error, when RUNS does not exist).
+filed_runs() {
+	{ find "$1" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*.unfiled' 2>/dev/null || true; } | sort
+}

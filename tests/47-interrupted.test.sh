@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# An interrupted run stops its QEMU and files what exists. SIGTERM to run.sh
+# mid-boot, with that run's QEMU stopped (SIGSTOP) so that only SIGKILL can
+# end it; SIGTERM to run.sh mid-dump; SIGINT to the process group of
+# "make run" (what Ctrl-C does) while the workload runs. Each time: exit
+# 128+N, no QEMU of that run left, the run filed with status=interrupted,
+# naming the signal, its console kept.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+# staging_file RUNS NAME: NAME in the run's staging dir, once it exists
+staging_file() {
+	find "$1" -path '*/.staging-*' -name "$2" 2>/dev/null | head -1
+}
+
+# wait_for DESCRIPTION SECONDS CMD...: poll CMD every 0.2 s
+wait_for() {
+	local what=$1 until=$(($(now_ms) + $2 * 1000))
+	shift 2
+	until "$@"; do
+		if (($(now_ms) > until)); then
+			echo "timed out waiting for $what"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# booted RUNS: the staging console shows the kernel banner
+booted() {
+	local c
+	c=$(staging_file "$1" console.log)
+	[[ -n $c ]] && grep -q 'Linux version' "$c"
+}
+# dumping RUNS: the staging dump stream has passed 1 MiB
+dumping() { [[ -n $(find "$1" -path '*/.staging-*/dump.flat' -size +1M 2>/dev/null) ]]; }
+# armed RUNS: the guest job has armed the trigger
+armed() {
+	local r
+	r=$(staging_file "$1" results.txt)
+	[[ -n $r ]] && grep -q '^BPK-STATE armed' "$r"
+}
+
+# gone PID: the process has exited (reaped or not)
+gone() { ! kill -0 "$1" 2>/dev/null || [[ $(ps -o stat= -p "$1") == Z* ]]; }
+
+# after NAME RC RUNS CONSOLE SIGNAL: the checks every interrupted run gets
+after() {
+	local name=$1 rc=$2 runs=$3 console=$4 sig=$5 num run left
+	num=$(kill -l "$sig")
+	check "$name.exit_128_plus_signal" "exit $rc" test "$rc" = $((128 + num))
+	left=$(qemu_on "$console")
+	check "$name.no_qemu_left" "QEMU on $console: ${left:-none}" test -z "$left"
+	# never leave a QEMU behind, even when the check above failed
+	[[ -z $left ]] || kill -9 "$left" 2>/dev/null || true
+	run=$(filed_runs "$runs" | tail -1)
+	if [[ -z $run ]]; then
+		fail "$name.filed" "nothing filed under $runs: $(find "$runs" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)"
+		return
+	fi
+	check_file_has "$name.filed_interrupted" "$run/run.meta" '^status=interrupted$'
+	check_file_has "$name.reason_names_signal" "$run/run.meta" "^reason=interrupted by SIG$sig"
+	check_file_has "$name.console_kept" "$run/console.log" 'Linux version'
+	RUN=$run
+}
+
+# 1. SIGTERM mid-boot; QEMU stopped, so qemu-run.sh must fall back to SIGKILL
+runs=$out/runs-boot
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--runs "$runs" --timeout 300 >"$out/boot.out" 2>"$out/boot.err" &
+pid=$!
+console='' qemu=''
+if wait_for "the boot" 120 booted "$runs" >"$out/boot.wait"; then
+	console=$(staging_file "$runs" console.log)
+	qemu=$(qemu_on "$console")
+fi
+if [[ -z $qemu ]]; then
+	fail interrupt.boot.qemu_found "$(cat "$out/boot.wait") (console ${console:-none})"
+	kill -TERM "$pid" 2>/dev/null || true
+else
+	pass interrupt.boot.qemu_found "pid $qemu on $console"
+	kill -STOP "$qemu"
+	kill -TERM "$pid"
+fi
+rc=0
+wait_for "run.sh to end" 90 gone "$pid" >/dev/null || kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" || rc=$?
+after interrupt.boot "$rc" "$runs" "${console:-$runs/none}" TERM
+check_file_has interrupt.boot.sigkill_fallback "$out/boot.err" 'still running 5s after SIGTERM: SIGKILL'
+
+# 2. SIGTERM while the dump streams out
+runs=$out/runs-dump
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--runs "$runs" --timeout 300 >"$out/dump.out" 2>"$out/dump.err" &
+pid=$!
+flat=''
+if wait_for "the dump" 240 dumping "$runs" >"$out/dump.wait"; then
+	flat=$(staging_file "$runs" dump.flat)
+	pass interrupt.dump.under_way "$flat: $(stat -c %s "$flat") bytes"
+else
+	fail interrupt.dump.under_way "$(cat "$out/dump.wait")"
+fi
+console=$(dirname "${flat:-$runs/none/x}")/console.log
+kill -TERM "$pid"
+rc=0
+wait_for "run.sh to end" 90 gone "$pid" >/dev/null || kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" || rc=$?
+RUN=''
+after interrupt.dump "$rc" "$runs" "$console" TERM
+if [[ -n $RUN ]]; then
+	check interrupt.dump.stream_kept "$(find "$RUN" -mindepth 1 -printf '%f ')" test -s "$RUN/vmcore.incomplete"
+	check_file_has interrupt.dump.reason_says_dump_under_way "$RUN/run.meta" '^reason=.*the dump was under way'
+fi
+
+# 3. Ctrl-C: SIGINT to the whole process group of "make run", while the
+# workload runs (it never fires: errno=ENOSPC, REPEAT=0). env resets SIGINT,
+# which a background job starts with ignored.
+runs=$out/runs-make
+setsid env --default-signal=INT make -s run TRIGGER=syscall_errno \
+	ARGS="syscall=openat errno=ENOSPC comm=bpk-demo" REPEAT=0 TIMEOUT=300 RUNS="$runs" \
+	>"$out/make.out" 2>"$out/make.err" &
+pid=$!
+results=''
+if wait_for "the trigger to be armed" 180 armed "$runs" >"$out/make.wait"; then
+	results=$(staging_file "$runs" results.txt)
+	pass interrupt.make.armed "$(grep -m1 '^BPK-STATE armed' "$results")"
+else
+	fail interrupt.make.armed "$(cat "$out/make.wait")"
+fi
+console=$(dirname "${results:-$runs/none/x}")/console.log
+sleep 2
+kill -INT -- "-$pid"
+rc=0
+wait_for "make to end" 90 gone "$pid" >/dev/null || kill -KILL -- "-$pid" 2>/dev/null || true
+wait "$pid" || rc=$?
+after interrupt.make "$rc" "$runs" "$console" INT
+check_file_has interrupt.make.says_so "$out/make.err" 'interrupted by SIGINT'

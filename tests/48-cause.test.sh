@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# What brought the kernel down is named from the console and the guest's
+# states, never guessed from the first panic line:
+# - an oops is a field bug too: TRIGGER=none with a workload that provokes
+#   an LKDTM exception (make run, as a user would) is dumped (oops=panic by
+#   default), and the report says it was an oops, not a trigger, with the
+#   oops line and the function; with --no-panic-on-oops there is no dump and
+#   the reason quotes the oops line;
+# - crash_kexec prints no panic line: with the sysctl off the trigger fires
+#   through it and is still named; with too small a reservation (the check
+#   turned off) the capture kernel's own panic is not taken for the
+#   trigger's and no time goes negative.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+wl=$out/lkdtm-exception.sh
+printf '#!/bin/sh\n# LKDTM writes through a NULL pointer: an oops\necho EXCEPTION > /sys/kernel/debug/provoke-crash/DIRECT\n' >"$wl"
+
+# 1. An oops, dumped, through make run
+rc=0
+make -s run TRIGGER=none WORKLOAD="$wl" TIMEOUT=240 RUNS="$out/oops" >"$out/oops.out" 2>&1 || rc=$?
+run=$(filed_runs "$out/oops" | tail -1)
+check oops.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/oops.out" || echo 'no outcome line')" \
+	test "$rc" = 0 -a -n "$run"
+if [[ -n $run ]]; then
+	check oops.vmcore "$(stat -c %s "$run/vmcore" 2>/dev/null || echo no) vmcore bytes" test -s "$run/vmcore"
+	check_file_has oops.meta_cause "$run/run.meta" '^cause=oops$'
+	check_file_has oops.meta_oops_line_and_function "$run/run.meta" \
+		'^cause_detail=BUG: kernel NULL pointer dereference.* at lkdtm_EXCEPTION\+0x'
+	check_file_has oops.meta_panic_on_oops "$run/run.meta" '^panic_on_oops=1$'
+	check_file_has oops.report_says_oops_not_trigger "$run/report.txt" \
+		'^ +an oops, not a trigger: BUG: kernel NULL pointer dereference.*lkdtm_EXCEPTION'
+	check_file_has oops.report_no_trigger_armed "$run/report.txt" '^ +none: no trigger was armed'
+	check_file_has oops.report_oops_as_printed "$run/report.txt" '^\[ *[0-9.]+\] RIP: 0010:lkdtm_EXCEPTION'
+fi
+
+# 2. The same oops with panic_on_oops off: no dump, the reason quotes it
+rc=0
+appliance/run.sh --trigger none --workload "$wl" --no-panic-on-oops --timeout 240 \
+	--runs "$out/no-panic" >"$out/no-panic.out" 2>&1 || rc=$?
+err=$(grep 'error:' "$out/no-panic.out" | tail -1 || true)
+run=$(filed_runs "$out/no-panic" | tail -1)
+check no_panic_on_oops.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$run"
+check_has no_panic_on_oops.reason_quotes_oops "$err" "BUG: kernel NULL pointer dereference"
+check_has no_panic_on_oops.reason_names_function "$err" "lkdtm_EXCEPTION+0x"
+if [[ -n $run ]]; then
+	check no_panic_on_oops.no_dump "files: $(find "$run" -mindepth 1 -printf '%f ')" \
+		test -s "$run/run.meta" -a ! -e "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
+	check_file_has no_panic_on_oops.meta_off "$run/run.meta" '^panic_on_oops=0$'
+fi
+
+# 3. crash_kexec (sysctl off): no panic line, the trigger is still named,
+# and the fire is timed from the fire record
+rc=0
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--sysctl-off --timeout 240 --runs "$out/kexec" >"$out/kexec.out" 2>&1 || rc=$?
+run=$(filed_runs "$out/kexec" | tail -1)
+check crash_kexec.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/kexec.out" || echo 'no outcome line')" \
+	test "$rc" = 0 -a -n "$run"
+if [[ -n $run ]]; then
+	check_file_has crash_kexec.meta_cause_trigger "$run/run.meta" '^cause=trigger$'
+	check_file_has crash_kexec.meta_names_kfunc "$run/run.meta" '^cause_detail=syscall_errno fired through crash_kexec'
+	check_file_has crash_kexec.meta_no_panic_message "$run/run.meta" '^panic_message=$'
+	check_file_has crash_kexec.report_armed_to_fire "$run/report.txt" '^ +armed_to_fire_s=[0-9]+\.[0-9]+ '
+fi
+
+# 4. crash_kexec into a capture kernel too small to live (64M, check off):
+# its panic is its own, not the trigger's
+rc=0
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--sysctl-off --crashkernel 64M --no-reservation-check --timeout 240 --runs "$out/small" \
+	>"$out/small.out" 2>&1 || rc=$?
+err=$(grep 'error:' "$out/small.out" | tail -1 || true)
+run=$(filed_runs "$out/small" | tail -1)
+check small.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$run"
+check_has small.reason_capture_kernel "$err" "the capture kernel itself panicked"
+if [[ -n $run ]]; then
+	check_file_has small.meta_capture_panic "$run/run.meta" '^capture_panic=.+'
+	check_file_has small.meta_panic_message_not_the_capture_kernels "$run/run.meta" '^panic_message=$'
+	check_file_has small.meta_cause_trigger "$run/run.meta" '^cause=trigger$'
+	check_file_has small.meta_has_times "$run/run.meta" '^boot_to_armed_s='
+	check_file_lacks small.meta_no_negative_time "$run/run.meta" '^[a-z_]+_s=-'
+fi

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The smaller failure paths, each named for what it is:
+# - the collector, on staging dirs made here (no boot): data after the end
+#   marker is "trailing data", not an incomplete dump; a complete dump whose
+#   vmcore-dmesg failed keeps its vmcore and names vmcore-dmesg; a --meta
+#   value with a newline is refused; a console of over 40 MiB with the
+#   panic on its last line is read whole, quickly;
+# - run.sh refuses --args with a newline or a double quote before boot;
+# - make crash opens the newest run that has a vmcore, or says why none;
+# - mkkdump.sh writes MAKEDUMPFILE_OPTS so that it comes back verbatim;
+# - dry runs are filed (booted): a refused one with its console, a good one
+#   in a runs dir whose path has a comma (QEMU's -chardev syntax).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+collect=$build/collector/bpk-collect
+
+# flat FILE: a whole flattened stream (makedumpfile -F) of a 4096-byte file
+# that starts with the KDUMP signature: header, one record, end marker
+flat() {
+	{
+		printf 'makedumpfile\0\0\0\0\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\1'
+		head -c $((4096 - 32)) /dev/zero
+		printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x10\0'
+		printf 'KDUMP   '
+		head -c 4088 /dev/zero
+		printf '\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff'
+	} >"$1"
+}
+# staging DIR STATUS...: what QEMU leaves after a bpf_panic run, the
+# capture status record given line by line
+staging() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	printf '%s\r\n' '[    0.000000] Command line: console=ttyS0 crashkernel=192M' \
+		'[    4.770852] Kernel panic - not syncing: bpf_panic trigger syscall_errno fired: syscall=openat' \
+		'[    0.000000] Command line: console=ttyS0 irqpoll nr_cpus=1' >"$dir/console.log"
+	printf '%s\n' 'BPK-STATE booted t=2.00' 'BPK-STATE armed t=4.70 trigger=syscall_errno action=bpf_panic' \
+		>"$dir/results.txt"
+	printf '%s\n' "$@" >"$dir/status.txt"
+	printf 'the crashed kernel log\n' >"$dir/dmesg.txt"
+	flat "$dir/dump.flat"
+}
+ok_status=(status=success dmesg_rc=0 makedumpfile_rc=0 'makedumpfile_opts=-l -d 31'
+	capture_started=1.00 dmesg_done=1.10 dump_done=2.00 end)
+
+# 1. trailing data after the end marker
+staging "$out/trailing" "${ok_status[@]}"
+printf 'something wrote after makedumpfile\n' >>"$out/trailing/dump.flat"
+rc=0
+run=$("$collect" --staging "$out/trailing" --runs "$out/runs-trailing" --trigger syscall_errno 2>"$out/trailing.err") || rc=$?
+err=$(cat "$out/trailing.err")
+check collect.trailing.exit_1 "exit $rc: ${err:-no error}" test "$rc" = 1 -a -n "$run"
+check_has collect.trailing.says_trailing_data "$err" "trailing data: 35 bytes of trailing data after the end marker"
+check collect.trailing.not_called_incomplete "${err:-no error}" test -n "$err" -a -z "$(grep -i incomplete <<<"$err" || true)"
+check collect.trailing.vmcore_and_raw_stream_kept "files: $(find "$run" -mindepth 1 -printf '%f ' 2>/dev/null)" \
+	test -n "$run" -a -s "$run/vmcore" -a -s "$run/vmcore.flat"
+check_file_has collect.trailing.meta_dump_complete "$run/run.meta" '^dump=complete$'
+
+# 2. a complete dump, vmcore-dmesg failed
+staging "$out/dmesg-failed" status=failed failed_step=vmcore-dmesg failed_rc=1 dmesg_rc=1 \
+	makedumpfile_rc=0 'makedumpfile_opts=-l -d 31' capture_started=1.00 dmesg_done=1.10 dump_done=2.00 end
+: >"$out/dmesg-failed/dmesg.txt"
+rc=0
+run=$("$collect" --staging "$out/dmesg-failed" --runs "$out/runs-dmesg" --trigger syscall_errno 2>"$out/dmesg.err") || rc=$?
+err=$(cat "$out/dmesg.err")
+check collect.dmesg_failed.exit_1 "exit $rc: ${err:-no error}" test "$rc" = 1 -a -n "$run"
+check_has collect.dmesg_failed.names_the_part "$err" "capture step vmcore-dmesg failed (exit 1); the dump itself is complete and verified"
+check collect.dmesg_failed.vmcore_kept "files: $(find "$run" -mindepth 1 -printf '%f ' 2>/dev/null)" \
+	test -n "$run" -a -s "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
+check_file_has collect.dmesg_failed.meta_dump_complete "$run/run.meta" '^dump=complete$'
+
+# 3. a --meta value with a newline would write a line of its own into
+# run.meta (here: a second status=)
+staging "$out/meta-nl" "${ok_status[@]}"
+rc=0
+"$collect" --staging "$out/meta-nl" --runs "$out/runs-meta" --trigger syscall_errno \
+	--meta $'trigger_args=a\nstatus=success' >"$out/meta.out" 2>"$out/meta.err" || rc=$?
+err=$(cat "$out/meta.err")
+check collect.meta_newline.refused "exit $rc, $(wc -l <"$out/meta.err") line(s): ${err:-nothing}" \
+	test "$rc" = 2 -a "$(wc -l <"$out/meta.err")" = 1
+check_has collect.meta_newline.says_why "$err" "a one-line value"
+check collect.meta_newline.nothing_filed "runs: $(find "$out/runs-meta" -mindepth 1 -printf '%f ' 2>/dev/null); staging: $(find "$out/meta-nl" -mindepth 1 -printf '%f ')" \
+	test -z "$(find "$out/runs-meta" -mindepth 1 2>/dev/null)" -a -s "$out/meta-nl/dump.flat"
+
+# 4. a console of over 40 MiB, the panic on its last line
+staging "$out/big" "${ok_status[@]}"
+awk 'BEGIN { for (i = 0; i < 700000; i++) printf "[%11.6f] workload output line %08d .........................\r\n", i / 1000, i }' \
+	>"$out/big/console.log"
+printf '[  999.000000] Kernel panic - not syncing: the last line\r\n' >>"$out/big/console.log"
+size=$(($(stat -c %s "$out/big/console.log") / 1048576))
+t0=$(now_ms)
+rc=0
+run=$(timeout 60 "$collect" --staging "$out/big" --runs "$out/runs-big" --trigger syscall_errno 2>"$out/big.err") || rc=$?
+ms=$(($(now_ms) - t0))
+check collect.big_console.read_quickly "exit $rc after $(fmt_ms "$ms") for ${size} MiB" test "$rc" != 124 -a "$ms" -lt 30000
+check_file_has collect.big_console.whole "$run/run.meta" '^console_lines=700001$'
+check_file_has collect.big_console.last_line_seen "$run/run.meta" '^panic_message=the last line$'
+
+# 5. run.sh: --args that cannot go on a kernel command line, before boot
+for bad in nl quote; do
+	case $bad in
+	nl) a=$'syscall=openat\nerrno=ENOENT' want="a newline" ;;
+	quote) a='syscall=openat comm="x y"' want="double quotes" ;;
+	esac
+	rc=0
+	appliance/run.sh --trigger syscall_errno --args "$a" --runs "$out/runs-args" --timeout 20 \
+		>/dev/null 2>"$out/args-$bad.err" || rc=$?
+	err=$(cat "$out/args-$bad.err")
+	check "run.args_$bad.refused" "exit $rc, $(wc -l <"$out/args-$bad.err") line(s): ${err:-nothing}" \
+		test "$rc" = 2 -a "$(wc -l <"$out/args-$bad.err")" = 1
+	check_has "run.args_$bad.says_why" "$err" "$want"
+done
+check run.args.nothing_booted_or_filed "runs: $(find "$out/runs-args" -mindepth 1 -printf '%f ' 2>/dev/null)" \
+	test -z "$(find "$out/runs-args" -mindepth 1 2>/dev/null)"
+
+# 6. make crash: the newest run with a vmcore, not the newest run
+vmlinux=$(readlink -f "$kernel/vmlinux")
+picks=$out/runs-crash
+mkdir -p "$picks/20260101T000000Z-syscall_errno" "$picks/20260102T000000Z-syscall_errno"
+printf '%s\n' status=success "vmlinux=$vmlinux" >"$picks/20260101T000000Z-syscall_errno/run.meta"
+printf 'KDUMP   ' >"$picks/20260101T000000Z-syscall_errno/vmcore"
+printf 'THE REPORT OF THE RUN WITH A VMCORE\n' >"$picks/20260101T000000Z-syscall_errno/report.txt"
+printf '%s\n' status=failed 'reason=the guest refused to arm: no crash kernel' "vmlinux=$vmlinux" \
+	>"$picks/20260102T000000Z-syscall_errno/run.meta"
+rc=0
+make -s crash RUNS="$picks" </dev/null >"$out/crash.out" 2>"$out/crash.err" || rc=$?
+check_file_has make_crash.opens_newest_with_vmcore "$out/crash.out" '^THE REPORT OF THE RUN WITH A VMCORE$'
+check_file_has make_crash.says_why_not_the_newest "$out/crash.err" \
+	'the newest run, 20260102T000000Z-syscall_errno, has no vmcore \(failed: the guest refused to arm'
+rm -rf "$picks/20260101T000000Z-syscall_errno"
+rc=0
+make -s crash RUNS="$picks" </dev/null >"$out/crash2.out" 2>"$out/crash2.err" || rc=$?
+err=$(grep 'error:' "$out/crash2.err" | head -1 || true)
+check make_crash.none_with_vmcore_says_why "exit $rc: ${err:-no error line}" test "$rc" != 0
+check_has make_crash.none_names_newest_and_reason "$err" \
+	"none of the 1 run(s) under $picks has a vmcore; the newest, 20260102T000000Z-syscall_errno, is failed: the guest refused to arm: no crash kernel"
+
+# 7. MAKEDUMPFILE_OPTS reaches the capture step verbatim, never executed
+opts="-l -d 31 \"\$(touch $out/INJECTED)\" it's"
+rc=0
+appliance/mkkdump.sh "$out/kdump.img" "$opts" >"$out/mkkdump.out" 2>&1 || rc=$?
+if ((rc != 0)); then
+	fail mkkdump.opts_verbatim "mkkdump.sh exited $rc: $(tail -1 "$out/mkkdump.out")"
+else
+	(cd "$out" && zcat kdump.img | cpio -i --quiet --to-stdout etc/bpk-kdump.conf >"$out/bpk-kdump.conf")
+	got=$(
+		# shellcheck disable=SC1091 # written by mkkdump.sh
+		. "$out/bpk-kdump.conf" && printf '%s' "${MAKEDUMPFILE_OPTS-unset}"
+	) || got="sourcing failed"
+	check mkkdump.opts_verbatim "got: $got" test "$got" = "$opts"
+	check mkkdump.nothing_executed "$(ls "$out/INJECTED" 2>/dev/null || echo 'no INJECTED file')" test ! -e "$out/INJECTED"
+fi
+
+# 8. dry runs are filed: one refused (no crash kernel), one that completes,
+# the latter under a runs dir whose path has a comma
+rc=0
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--dry-run --crashkernel none --runs "$out/runs-dry-refused" --timeout 240 \
+	>"$out/dry-refused.out" 2>"$out/dry-refused.err" || rc=$?
+run=$(filed_runs "$out/runs-dry-refused" | tail -1)
+check dry.refused.exit_1_filed "exit $rc: $(grep 'error:' "$out/dry-refused.err" | tail -1)" test "$rc" = 1 -a -n "$run"
+check_file_has dry.refused.console_kept "$run/console.log" 'Linux version'
+check_file_has dry.refused.guest_log_kept "$run/guest.log" '^bpk: REFUSED: '
+check_file_has dry.refused.meta_reason "$run/run.meta" '^reason=the guest refused to arm: kexec -p failed'
+runs="$out/runs,with,commas"
+rc=0
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--dry-run --runs "$runs" --timeout 240 >"$out/dry.out" 2>"$out/dry.err" || rc=$?
+run=$(filed_runs "$runs" | tail -1)
+check dry.ok.exit_0_filed "exit $rc: $(grep -E 'error:|run filed' "$out/dry.err" | tail -1)" test "$rc" = 0 -a -n "$run"
+check_file_has dry.ok.meta_success "$run/run.meta" '^status=success$'
+check_file_has dry.ok.meta_no_dump "$run/run.meta" '^dump=none \(dry run\)$'
+check_file_has dry.ok.counted_the_match "$run/guest.log" '^syscall_errno matches=[1-9]'
+check_file_has dry.ok.trigger_status_printed "$out/dry.out" '^syscall_errno matches=[1-9]'
