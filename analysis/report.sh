@@ -2,6 +2,10 @@
 # Open a run's vmcore in crash (batch) and write RUN/report.txt: the fire
 # record read from the dump, the panic, the panicking task and its
 # backtrace, the kernel log, BPF programs and maps, memory. Prints the report.
+# drgn reads the same vmcore in parallel (drgn-part.py: every task, stacks,
+# BPF objects, the fire record by the map's BTF, files and memory);
+# report-merge.py puts its sections after the panic and writes
+# RUN/report.json (schema: report.schema.json).
 #
 #   report.sh RUN-DIR [--vmlinux FILE]
 #
@@ -39,38 +43,70 @@ need_cmd crash crash
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# --- drgn part (issue 10): in parallel with crash (each is single-threaded)
+t_report=$(now_ms)
+ms_s() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+{
+	t=$(now_ms)
+	"$here/drgn-part.py" --vmcore "$run/vmcore" --vmlinux "$vmlinux" --out "$work/drgn.json" \
+		2>"$work/drgn.err" || echo "$?" >"$work/drgn.rc"
+	echo "$(($(now_ms) - t))" >"$work/drgn.ms"
+} &
+drgn_pid=$!
+# --- end drgn part
+
 # One crash process answers every question (it takes seconds to load the
 # vmlinux debug info): commands go to its stdin, each batch ends with a
 # marker line that its output must reach.
-coproc CRASH { crash -s --kaslr=auto "$vmlinux" "$run/vmcore" 2>&1; }
+crash_error=
+t_crash=$(now_ms)
+# issue 10: an indexed copy of the vmlinux when there is one (crash-vmlinux.sh)
+crash_vmlinux=$("$here/crash-vmlinux.sh" --lookup "$vmlinux")
+coproc CRASH { crash -s --kaslr=auto "$crash_vmlinux" "$run/vmcore" 2>&1; }
 batch=0
+# send LINE...: to crash's stdin; 1 if crash is gone (issue 10: a crash that
+# died is a failed section, not a SIGPIPE that ends the whole report)
+send() {
+	local rc=0
+	[[ -n ${CRASH[1]:-} ]] || return 1
+	trap '' PIPE
+	{ printf '%s\n' "$@" >&"${CRASH[1]}"; } 2>/dev/null || rc=1
+	trap - PIPE
+	return "$rc"
+}
 # ask OUT CMD...: run the crash commands, their output into OUT
 ask() {
 	local out=$1 line marker
 	shift
 	batch=$((batch + 1))
 	marker="@@@ end of batch $batch"
-	printf '%s\n' "$@" "!echo \"$marker\"" >&"${CRASH[1]}"
 	: >"$out"
-	while IFS= read -r -t 120 line <&"${CRASH[0]}"; do
+	if ! send "$@" "!echo \"$marker\""; then
+		crash_error="crash exited before it read its commands"
+		say "$crash_error"
+		return 1
+	fi
+	while [[ -n ${CRASH[0]:-} ]] && IFS= read -r -t 120 line <&"${CRASH[0]}"; do
 		[[ $line == "$marker" ]] && return 0
 		printf '%s\n' "$line" >>"$out"
 	done
-	die "crash could not open $run/vmcore with $vmlinux: $(grep -v '^$' "$out" | head -2 | tr '\n' ' ')"
+	# issue 10: the drgn part still reports when crash cannot
+	crash_error="crash could not open $run/vmcore with $vmlinux: $(grep -v '^$' "$out" | head -2 | tr '\n' ' ')"
+	say "$crash_error"
+	return 1
 }
 # section NAME: what crash printed for the command after "@@@ NAME"
 section() {
 	awk -v s="@@@ $1" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass1.out"
 }
 
-t0=$(now_ms)
 cmds=(sys bt log bpf "bpf -M" "bpf -P" "kmem -i" "px &((struct bpf_array *)0)->value")
 names=(sys bt log bpf maps progs kmem valoff)
 pass1=()
 for i in "${!cmds[@]}"; do
 	pass1+=("!echo \"@@@ ${names[i]}\"" "${cmds[i]}")
 done
-ask "$work/pass1.out" "${pass1[@]}"
+ask "$work/pass1.out" "${pass1[@]}" || true
 
 # The .data.fire maps: map id and address (from bpf -M), the program that
 # uses each (bpf -P), and the value offset inside struct bpf_array.
@@ -83,9 +119,21 @@ while read -r id addr; do
 	pass2+=("!echo \"@@@ fire $id\"" "$(printf 'rd -8 0x%x %d' $((0x$addr + valoff)) "$size")")
 done <"$work/fire-maps"
 : >"$work/pass2.out"
-((${#pass2[@]} == 0)) || ask "$work/pass2.out" "${pass2[@]}"
-printf 'q\n' >&"${CRASH[1]}"
+((${#pass2[@]} == 0)) || [[ -n $crash_error ]] || ask "$work/pass2.out" "${pass2[@]}" || true
+[[ -n $crash_error ]] || send q || true
 wait "$CRASH_PID" 2>/dev/null || true
+crash_ms=$(($(now_ms) - t_crash))
+
+# --- drgn part (issue 10): wait for it, then merge both into the drgn
+# sections of report.txt and into report.json
+wait "$drgn_pid" || true
+[[ ! -s $work/drgn.err ]] || sed 's/^/   /' "$work/drgn.err" >&2
+merge=(--run "$run" --drgn "$work/drgn.json" --crash-s "$(ms_s "$crash_ms")"
+	--drgn-s "$(ms_s "$(cat "$work/drgn.ms" 2>/dev/null || echo 0)")" --started-ms "$t_report"
+	--text "$work/drgn.txt" --json "$run/report.json")
+if [[ -n $crash_error ]]; then merge+=(--crash-error "$crash_error"); else merge+=(--crash-out "$work/pass1.out"); fi
+while read -r id _; do merge+=(--crash-fire "$id=$work/fire-$id.txt"); done <"$work/fire-maps"
+# --- end drgn part
 
 prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	section progs | awk -v m="$1" '/^ *[0-9]+ +[0-9a-f]+ +[0-9a-f]+ +[A-Z_]+/ {
@@ -117,6 +165,12 @@ prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	section sys | grep -E '^ *PANIC:' | sed 's/^ *//'
 	section bt | awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }'
 	echo
+	# --- drgn part (issue 10): tasks, stacks, BPF objects, fire record
+	# cross-check, files and memory (fire-decode has run: the crash side's
+	# fire records exist now)
+	"$here/report-merge.py" "${merge[@]}" >&2 || say "report-merge.py failed: no drgn sections, no report.json"
+	cat "$work/drgn.txt" 2>/dev/null || true
+	# --- end drgn part
 	echo "== Backtrace of the panicking task (crash bt)"
 	section bt
 	echo
@@ -141,8 +195,8 @@ prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	echo
 	echo "== Timings (seconds)"
 	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /'
-	ms=$(($(now_ms) - t0))
-	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10)))"
+	ms=$(($(now_ms) - t_report))
+	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10))) (crash part $(ms_s "$crash_ms") s, drgn part $(ms_s "$(cat "$work/drgn.ms" 2>/dev/null || echo 0)") s, in parallel)"
 } >"$run/report.txt.tmp"
 mv "$run/report.txt.tmp" "$run/report.txt"
 cat "$run/report.txt"
