@@ -518,15 +518,18 @@ SYSRQ_RE = re.compile(r"sysrq: (Trigger a crash|Crash)|sysrq triggered crash")
 
 def panic_info(prog):
     """What the kernel log in the dump says: the panic message (None if
-    nothing panicked: crash_kexec), the first oops line, the sysrq line."""
-    info = {"message": None, "oops": None, "sysrq": None}
+    nothing called panic(): a crash_kexec trigger, or an oops with
+    panic_on_oops, which goes to crash_kexec from oops_end()), the oops
+    lines (BUG:, Oops: ...), the sysrq line."""
+    info = {"message": None, "oops": None, "oops_lines": [], "sysrq": None}
     for r in get_printk_records(prog):
         line = r.text.decode(errors="replace")
         m = PANIC_RE.search(line)
         if m:
             info["message"] = "Kernel panic - not syncing: " + m.group(1).rstrip()
-        if info["oops"] is None and OOPS_RE.search(line):
-            info["oops"] = line.strip()
+        if OOPS_RE.search(line) and len(info["oops_lines"]) < 8:
+            info["oops_lines"].append(line.strip())
+            info["oops"] = info["oops"] or line.strip()
         if info["sysrq"] is None and SYSRQ_RE.search(line):
             info["sysrq"] = line.strip()
     return info

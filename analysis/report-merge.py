@@ -39,6 +39,9 @@ CAUSES = ("trigger", "oops", "sysrq", "unknown")
 PANIC_RE = re.compile(r"Kernel panic - not syncing: (.*)")
 OOPS_RE = re.compile(r"(^|\] )(Oops: |BUG: |general protection fault|kernel BUG at |Unable to handle)")
 SYSRQ_RE = re.compile(r"sysrq: (Trigger a crash|Crash)|sysrq triggered crash")
+# our bpf_panic() message (triggerctl builds it): evidence of a trigger even
+# when no fire record can be read
+TRIGGER_MSG_RE = re.compile(r"bpf_panic trigger (\S+) fired")
 
 
 def die(msg, code=1):
@@ -192,9 +195,21 @@ class Report:
         """A drgn fact, None when drgn or that section failed."""
         return self.drgn.get(key) if self.drgn_ok else None
 
+    def note_differ(self, what, crash, drgn, note=None):
+        """Record a disagreement; returns its text line."""
+        d = {"what": what, "crash": crash, "drgn": drgn, "note": note}
+        self.disagree.append(d)
+        return self.line_of(d)
+
     def differ(self, what, crash, drgn, note=None):
-        self.disagree.append({"what": what, "crash": crash, "drgn": drgn, "note": note})
-        self.out(f"   DISAGREE {what}: crash says {crash!r}, drgn says {drgn!r}" + (f" ({note})" if note else ""))
+        self.out(self.note_differ(what, crash, drgn, note))
+
+    def failed(self, section):
+        """drgn's error for one of its sections, or None."""
+        for e in (self.drgn or {}).get("errors") or []:
+            if e.startswith(section + ": "):
+                return e[len(section) + 2:]
+        return None
 
     def out(self, line=""):
         self.lines.append(line)
@@ -202,23 +217,26 @@ class Report:
     # -- the panic and its cause
 
     def panic(self):
+        """The panic: message, cause, task, from both analyzers. Their
+        differences go to self.disagree (printed by render)."""
         dp = self.d("panic") or {}
         cp = self.crash["panic"] if self.crash else None
-        message = dp.get("message") if self.drgn_ok else (cp or None)
-        if self.drgn_ok and self.crash and self.d("panic") is not None:
+        message = dp.get("message") if self.d("panic") is not None else (cp or None)
+        if self.d("panic") is not None and self.crash:
             # crash's PANIC is "" when nothing called panic() (crash_kexec)
             # and the oops line itself when an oops led to the panic
             c = cp or None
-            if c != message and not (c and dp.get("oops") and c in dp["oops"]):
-                self.differ("panic message", cp, message)
-        log = []
-        if self.crash:
-            log = self.crash["log"]
-        oops = dp.get("oops") if self.drgn_ok else next((ln for ln in log if OOPS_RE.search(ln)), None)
-        sysrq = dp.get("sysrq") if self.drgn_ok else next((ln for ln in log if SYSRQ_RE.search(ln)), None)
+            if c != message and not (c and message is None and any(c in ln for ln in dp.get("oops_lines", []))):
+                self.note_differ("panic message", cp, message)
+        log = self.crash["log"] if self.crash else []
+        oops = dp.get("oops") if self.d("panic") is not None else next((ln for ln in log if OOPS_RE.search(ln)), None)
+        sysrq = dp.get("sysrq") if self.d("panic") is not None else next((ln for ln in log if SYSRQ_RE.search(ln)), None)
         fire = self.fire_record
+        fired_by_msg = TRIGGER_MSG_RE.search(message or "")
         if fire and fire.get("action") in ("bpf_panic", "crash_kexec"):
             cause, why = "trigger", f"fire record: {fire.get('trigger')} fired through {fire.get('action')}"
+        elif fired_by_msg:
+            cause, why = "trigger", f"panic message (no fire record could be read): {fired_by_msg.group(0)}"
         elif oops:
             cause, why = "oops", oops.strip()
         elif sysrq or (message and "sysrq triggered crash" in message):
@@ -229,15 +247,14 @@ class Report:
         # is compared, not trusted over the dump.
         for k, v in self.meta.items():
             if "cause" in k and v in CAUSES and v != cause:
-                self.disagree.append({"what": f"cause (run.meta {k})", "crash": None,
-                                      "drgn": cause, "note": f"run.meta says {v}"})
-                self.out(f"   DISAGREE cause: run.meta {k}={v}, the dump says {cause} ({why})")
-        task = None
+                self.note_differ(f"cause (run.meta {k})", None, cause, f"run.meta says {v}")
         dc, cc = self.d("crashed"), self.crash["task"] if self.crash else None
         if dc and cc and (dc["pid"], dc["comm"]) != (cc["pid"], cc["comm"]):
-            self.differ("panicking task", cc, dc)
-        task = dc or cc
-        return {"message": message, "cause": cause, "cause_from": why, "task": task}
+            self.note_differ("panicking task", cc, dc)
+        oops_lines = dp.get("oops_lines") if self.d("panic") is not None else [
+            re.sub(r"^\[[ 0-9.]*\] ", "", ln) for ln in log if OOPS_RE.search(ln)][:8]
+        return {"message": message, "oops": oops_lines or None, "cause": cause, "cause_from": why,
+                "task": dc or cc}
 
     # -- the fire record
 
@@ -358,8 +375,11 @@ class Report:
 
     def text_fire(self):
         self.out("== Fire record (drgn: the .data.fire map's value, decoded with the map's BTF), against crash's")
+        if self.drgn_ok and self.d("fire") is None:
+            self.out(f"   drgn's decode FAILED: {self.failed('fire')}")
         if not self.fire_entries:
-            self.out("   no .data.fire map in the dump (no trigger armed)")
+            self.out("   no .data.fire map in the dump (no trigger armed)" if self.drgn_ok and self.d("fire") is not None
+                     else "   no record from either decoder")
         for e in self.fire_entries:
             d = next((x for x in (self.d("fire") or []) if x["map_id"] == e["map_id"]), None)
             self.out(f"-- map {e['map_id']}, program {e['program'] or '?'}"
@@ -400,39 +420,65 @@ class Report:
         self.out()
 
     def render(self):
-        """The drgn part of report.txt, and the data for report.json."""
+        """The drgn part of report.txt (after crash's fire record and panic),
+        and the panic for report.json."""
         self.fire_entries = self.fires()
-        panic = None
-        if self.drgn_ok or self.crash:
-            panic = self.panic()
+        panic = self.panic() if (self.drgn_ok or self.crash) else None
+        if self.crash is None and self.args.crash_error:
+            self.out(f"== crash part: FAILED: {self.args.crash_error.strip()}")
+            self.out("   The crash sections of this report are empty for that reason"
+                     + ("; drgn's follow." if self.drgn_ok else "."))
+            self.out()
         if self.drgn is not None and not self.drgn_ok:
             self.out(f"== drgn part: FAILED: {self.drgn.get('error')}")
             self.out("   Not in this report for that reason: every task and its state, the stacks of")
             self.out("   D-state and running tasks, BPF objects by drgn, the fire record cross-check,")
-            self.out("   open files and memory. The crash part follows.")
+            self.out("   open files and memory." + (" The crash part follows." if self.crash else ""))
             self.out()
+        if panic is not None:
+            self.out(f"== Cause: {panic['cause']} ({panic['cause_from']})")
+            if self.crash is None:
+                self.out(f"   panic message (drgn, the dump's log): {panic['message'] or 'none (nothing called panic())'}")
+                t = panic["task"]
+                self.out("   panicking task (drgn): " + (f"pid {t['pid']} comm {t['comm']} cpu {t['cpu']}" if t else
+                                                          f"not read: {self.failed('crashed')}"))
+            for d in self.disagree:
+                if d["what"] in ("panic message", "panicking task") or d["what"].startswith("cause"):
+                    self.out(self.line_of(d))
+            self.out()
+        if not self.drgn_ok:
             if self.fire_entries:
                 self.text_fire()
             return panic
-        if not self.drgn_ok:
-            return panic
         named = self.d("named_tasks") or []
-        if self.d("tasks") is not None:
-            self.text_tasks(self.d("tasks"), named, self.d("crashed"))
-        if self.d("bpf") is not None:
-            self.text_bpf(self.d("bpf"))
+        for name, title in (("tasks", "Tasks"), ("bpf", "BPF programs and maps")):
+            if self.d(name) is None:
+                self.out(f"== {title} (drgn): FAILED: {self.failed(name)}")
+                self.out()
+            elif name == "tasks":
+                self.text_tasks(self.d("tasks"), named, self.d("crashed"))
+            else:
+                self.text_bpf(self.d("bpf"))
         self.text_fire()
-        if self.d("processes") is not None:
+        if self.d("processes") is None:
+            self.out(f"== Open files and memory (drgn): FAILED: {self.failed('processes')}")
+            self.out()
+        else:
             self.text_processes(self.d("processes"))
         self.out("== Not shown by drgn, and why")
         for n in self.d("not_shown") or []:
             self.out(f"   - {n}")
         for e in self.d("errors") or []:
             self.out(f"   - section failed in drgn: {e}")
-        if self.crash is None:
-            self.out(f"   - crash part: {self.args.crash_error or 'not run'}")
         self.out()
         return panic
+
+    @staticmethod
+    def line_of(d):
+        if d["crash"] is None and (d["note"] or "").startswith("run.meta"):
+            return f"   DISAGREE {d['what']}: {d['note']}, the dump says {d['drgn']!r}"
+        return (f"   DISAGREE {d['what']}: crash says {d['crash']!r}, drgn says {d['drgn']!r}"
+                + (f" ({d['note']})" if d["note"] else ""))
 
     def json(self, panic, started_ms):
         m = self.meta

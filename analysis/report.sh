@@ -63,6 +63,7 @@ t_crash=$(now_ms)
 # issue 10: an indexed copy of the vmlinux when there is one (crash-vmlinux.sh)
 crash_vmlinux=$("$here/crash-vmlinux.sh" --lookup "$vmlinux")
 coproc CRASH { crash -s --kaslr=auto "$crash_vmlinux" "$run/vmcore" 2>&1; }
+crash_pid=$CRASH_PID # bash unsets CRASH_PID when crash exits early
 batch=0
 # send LINE...: to crash's stdin; 1 if crash is gone (issue 10: a crash that
 # died is a failed section, not a SIGPIPE that ends the whole report)
@@ -110,7 +111,7 @@ ask "$work/pass1.out" "${pass1[@]}" || true
 
 # The .data.fire maps: map id and address (from bpf -M), the program that
 # uses each (bpf -P), and the value offset inside struct bpf_array.
-valoff=$(section valoff | grep -o '0x[0-9a-f]*' | tail -1)
+valoff=$(section valoff | grep -o '0x[0-9a-f]*' | tail -1 || true) # || true: crash may have failed (issue 10)
 size=$("$fire_decode" --size)
 section maps | awk '/^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+/ { id = $1; addr = $2 }
 	/NAME: "\.data\.fire"/ { print id, addr }' >"$work/fire-maps"
@@ -121,7 +122,7 @@ done <"$work/fire-maps"
 : >"$work/pass2.out"
 ((${#pass2[@]} == 0)) || [[ -n $crash_error ]] || ask "$work/pass2.out" "${pass2[@]}" || true
 [[ -n $crash_error ]] || send q || true
-wait "$CRASH_PID" 2>/dev/null || true
+wait "$crash_pid" 2>/dev/null || true
 crash_ms=$(($(now_ms) - t_crash))
 
 # --- drgn part (issue 10): wait for it, then merge both into the drgn
@@ -162,7 +163,7 @@ prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	((found > 0)) || echo "   no fire record in the dump (not a trigger panic, or the record was not filled)"
 	echo
 	echo "== Panic"
-	section sys | grep -E '^ *PANIC:' | sed 's/^ *//'
+	section sys | grep -E '^ *PANIC:' | sed 's/^ *//' || true
 	section bt | awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }'
 	echo
 	# --- drgn part (issue 10): tasks, stacks, BPF objects, fire record
@@ -191,7 +192,7 @@ prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	echo
 	echo "== Not in this report"
 	echo "   vm and other VMA walks: crash 8.0.2 cannot read 6.1's maple trees; use a newer crash."
-	grep -h '^WARNING' "$work/pass1.out" | sort -u | sed 's/^/   crash: /'
+	grep -h '^WARNING' "$work/pass1.out" | sort -u | sed 's/^/   crash: /' || true
 	echo
 	echo "== Timings (seconds)"
 	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /'

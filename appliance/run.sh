@@ -17,7 +17,7 @@
 #   --dry-run            arm with dry_run, report the trigger status, no dump
 #   --sysctl-off         leave kernel.destructive_bpf_enabled at 0: bpf_panic()
 #                        is unavailable and triggers fire with crash_kexec
-#   --no-report          collect only
+#   --no-report          collect only (no report.txt, no report.json)
 #   --qemu-arg ARG       pass ARG to QEMU (repeatable), e.g. a QMP socket
 #   --trigger none       arm nothing: the workload itself crashes the guest
 #                        (the sysrq baseline of the benchmarks)
@@ -135,7 +135,13 @@ rundir=$("$collect" --staging "$stage" --runs "$runs" --trigger "$trigger" \
 	--meta "qemu_wall_s=$((qemu_ms / 1000)).$(printf '%03d' $((qemu_ms % 1000)))") || collect_rc=$?
 step_done "$rundir"
 [[ -n $rundir ]] || exit 2
-((collect_rc == 0)) || exit 1
+if ((collect_rc != 0)); then
+	# issue 10: a failed run gets its report.json too (the run's own facts:
+	# status, reason, timings; no analysis without a vmcore)
+	"$top/analysis/report-merge.py" --run "$rundir" --json "$rundir/report.json" ||
+		say "could not write $rundir/report.json"
+	exit 1
+fi
 
 if ((report)); then
 	step "analysis"
