@@ -225,3 +225,6 @@ clean:
 # Also drops every cached kernel build.
 distclean: clean
 	rm -rf $(BPK_CACHE)
+
+# bench is declared above RUN_DEPS: its prerequisites named there expand empty
+bench: $(RUN_DEPS)

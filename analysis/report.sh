@@ -63,7 +63,9 @@ t_crash=$(now_ms)
 # issue 10: an indexed copy of the vmlinux when there is one (crash-vmlinux.sh)
 crash_vmlinux=$("$here/crash-vmlinux.sh" --lookup "$vmlinux")
 coproc CRASH { crash -s --kaslr=auto "$crash_vmlinux" "$run/vmcore" 2>&1; }
-crash_pid=$CRASH_PID # bash unsets CRASH_PID when crash exits early
+# shellcheck disable=SC2153 # CRASH_PID is set by coproc; bash unsets it
+# when crash exits early, so keep it
+crash_pid=$CRASH_PID
 batch=0
 # send LINE...: to crash's stdin; 1 if crash is gone (issue 10: a crash that
 # died is a failed section, not a SIGPIPE that ends the whole report)

@@ -94,6 +94,15 @@ else
 	check tasks.bpf_program "$bpf" grep -qF '["syscall_errno", "raw_tp sys_exit"]' <<<"$bpf"
 	files=$(j "$run/report.json" "[f['path'] for p in d['processes'] if p['comm'] == 'bpk-demo' for f in p['files']]")
 	check tasks.open_files "bpk-demo: $files" grep -qF '"/tmp/bpk-demo"' <<<"$files"
+	# make drgn: the helpers answer from the same vmcore (lines on stdin)
+	printf '%s\n' 'print("fire", fire()["comm"], fire()["action"])' \
+		'print("D", [t.comm.string_().decode() for t in tasks(state="D")])' 'bt(tasks(comm="bpk-dstate")[0])' |
+		make -s drgn RUN="$run" >"$out/drgn-shell.out" 2>"$out/drgn-shell.err" || true
+	check drgn_shell.fire "$(grep -m1 "^fire " "$out/drgn-shell.out" || tail -1 "$out/drgn-shell.err")" \
+		grep -qx 'fire bpk-demo bpf_panic' "$out/drgn-shell.out"
+	check drgn_shell.tasks_D "$(grep -m1 '^D ' "$out/drgn-shell.out" || echo none)" grep -qx "D \['bpk-dstate'\]" "$out/drgn-shell.out"
+	check drgn_shell.bt "$(grep -m1 'schedule+' "$out/drgn-shell.out" || echo 'no stack')" \
+		grep -q '^#[0-9]* *direct_entry+0x' "$out/drgn-shell.out"
 fi
 
 # --- hung_task, fired through crash_kexec
