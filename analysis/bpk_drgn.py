@@ -104,10 +104,20 @@ def enum_name(obj, prefix=""):
 
 
 def _running(prog):
-    """{task address: cpu} of the task current on each online CPU."""
+    """{task address: cpu} of the task executing on each online CPU: the
+    per-CPU current_task (x86 6.1; pcpu_hot from 6.2), which is what
+    `current` is. rq->curr is not: sched_switch's tracepoint (where
+    runq_latency fires) runs after rq->curr became the next task, still
+    on the previous one's stack."""
     out = {}
     for cpu in for_each_online_cpu(prog):
-        out[per_cpu(prog["runqueues"], cpu).curr.value_()] = cpu
+        if "current_task" in prog:
+            cur = per_cpu(prog["current_task"], cpu)
+        elif "pcpu_hot" in prog:
+            cur = per_cpu(prog["pcpu_hot"], cpu).current_task
+        else:
+            cur = per_cpu(prog["runqueues"], cpu).curr
+        out[cur.value_()] = cpu
     return out
 
 

@@ -54,11 +54,16 @@ def main():
         facts["error"] = str(e) if isinstance(e, RuntimeError) else f"{type(e).__name__}: {e}"
         rc = 1
     facts["seconds"] = round(time.monotonic() - T0, 3)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(facts, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, args.out)
+    text = json.dumps(facts, indent=1) + "\n"
+    if os.path.exists(args.out) and not os.path.isfile(args.out):
+        # /dev/stdout or a FIFO: renaming over it would replace it
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        tmp = args.out + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, args.out)
     if rc:
         print(f"drgn-part.py: error: {facts['error']}", file=sys.stderr)
     return rc

@@ -4,7 +4,8 @@
 and the whole of report.json (schema: analysis/report.schema.json).
 
     report-merge.py --run DIR [--drgn FACTS.json] [--crash-out FILE]
-                    [--crash-error MSG] [--crash-fire MAPID=FILE ...]
+                    [--crash-error MSG] [--drgn-error MSG]
+                    [--crash-fire MAPID=FILE ...]
                     [--crash-s S] [--drgn-s S] [--started-ms MS]
                     [--text OUT.txt] [--json OUT.json]
 
@@ -167,7 +168,9 @@ class Report:
 
     def load(self):
         a = self.args
-        if a.drgn:
+        if a.drgn_error:
+            self.drgn = {"ok": False, "error": a.drgn_error}
+        elif a.drgn:
             try:
                 with open(a.drgn, encoding="utf-8") as f:
                     self.drgn = json.load(f)
@@ -542,8 +545,15 @@ class Report:
 
 
 def write(path, content):
-    tmp = path + ".tmp"
+    """Write a file whole: to PATH.tmp, then renamed, so that a reader never
+    sees half of it. A path that is not a regular file (/dev/stdout, a
+    FIFO) is written to directly: renaming over it would replace it."""
     try:
+        if os.path.exists(path) and not os.path.isfile(path):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(content)
+            return
+        tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(content)
         os.replace(tmp, path)
@@ -557,6 +567,7 @@ def main():
     ap.add_argument("--drgn")
     ap.add_argument("--crash-out")
     ap.add_argument("--crash-error")
+    ap.add_argument("--drgn-error")
     ap.add_argument("--crash-fire", action="append", default=[])
     ap.add_argument("--crash-s", type=float)
     ap.add_argument("--drgn-s", type=float)

@@ -48,7 +48,8 @@ t_report=$(now_ms)
 ms_s() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 {
 	t=$(now_ms)
-	"$here/drgn-part.py" --vmcore "$run/vmcore" --vmlinux "$vmlinux" --out "$work/drgn.json" \
+	# crash's reads time out after 120 s; so does drgn
+	timeout 120 "$here/drgn-part.py" --vmcore "$run/vmcore" --vmlinux "$vmlinux" --out "$work/drgn.json" \
 		2>"$work/drgn.err" || echo "$?" >"$work/drgn.rc"
 	echo "$(($(now_ms) - t))" >"$work/drgn.ms"
 } &
@@ -135,6 +136,14 @@ merge=(--run "$run" --drgn "$work/drgn.json" --crash-s "$(ms_s "$crash_ms")"
 	--drgn-s "$(ms_s "$(cat "$work/drgn.ms" 2>/dev/null || echo 0)")" --started-ms "$t_report"
 	--text "$work/drgn.txt" --json "$run/report.json")
 if [[ -n $crash_error ]]; then merge+=(--crash-error "$crash_error"); else merge+=(--crash-out "$work/pass1.out"); fi
+if [[ ! -s $work/drgn.json ]]; then # killed, or died before writing its facts
+	rc=$(cat "$work/drgn.rc" 2>/dev/null || echo '?')
+	if [[ $rc == 124 ]]; then
+		merge+=(--drgn-error "drgn-part.py did not finish within 120 s")
+	else
+		merge+=(--drgn-error "drgn-part.py wrote no facts (exit $rc): $(tail -1 "$work/drgn.err" 2>/dev/null)")
+	fi
+fi
 while read -r id _; do merge+=(--crash-fire "$id=$work/fire-$id.txt"); done <"$work/fire-maps"
 # --- end drgn part
 
