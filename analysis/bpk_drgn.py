@@ -69,14 +69,71 @@ def open_dump(vmcore, vmlinux):
     prog.load_debug_info([vmlinux], default=False, main=False)
     prog.cache["bpk_src_root"] = os.path.join(
         os.path.dirname(os.path.dirname(os.path.realpath(vmlinux))), "src") + "/"
-    # A vmlinux that does not match gives garbage, not an error: check the
-    # release it was built as against the one in the dump's VMCOREINFO.
-    release = kernel_release(prog)
-    info = prog["VMCOREINFO"].string_().decode() if "VMCOREINFO" in prog else ""
-    m = re.search(r"^OSRELEASE=(.*)$", info, re.M)
-    if m and m.group(1) != release:
-        raise ValueError(f"{vmlinux} is {release}, the vmcore is {m.group(1)}")
+    # drgn 0.0.22 does not check that the vmlinux is the dumped kernel's: a
+    # wrong one gives garbage, not an error. The dump's VMCOREINFO names the
+    # kernel's build ID; the vmlinux's ELF note has its own.
+    want = elf_build_id(vmlinux)
+    have = dump_build_id(vmcore)
+    if want is None:
+        raise ValueError(f"{vmlinux}: no GNU build ID note: cannot tell whether it is the dumped kernel")
+    if not want.startswith(have):
+        raise ValueError(f"{vmlinux} (build ID {want}) is not the dumped kernel (build ID {have})")
     return prog
+
+
+def dump_build_id(vmcore):
+    """The BUILD-ID= line of the VMCOREINFO that makedumpfile keeps in a
+    kdump-compressed vmcore (disk_dump_header, then kdump_sub_header at
+    block_size: offset_vmcoreinfo, size_vmcoreinfo; makedumpfile's
+    diskdump_mod.h, x86_64 layout)."""
+    with open(vmcore, "rb") as f:
+        hdr = f.read(464)
+        if hdr[:8] != b"KDUMP   ":
+            raise ValueError(f"{vmcore}: not a kdump-compressed vmcore (signature {hdr[:8]!r})")
+        block_size = int.from_bytes(hdr[428:432], "little")
+        f.seek(block_size)
+        sub = f.read(48)
+        off = int.from_bytes(sub[32:40], "little")
+        size = int.from_bytes(sub[40:48], "little")
+        if not off or not 0 < size < 1 << 20:
+            raise ValueError(f"{vmcore}: no VMCOREINFO in its header")
+        f.seek(off)
+        info = f.read(size).decode(errors="replace")
+    m = re.search(r"^BUILD-ID=([0-9a-f]+)$", info, re.M)
+    if not m:
+        raise ValueError(f"{vmcore}: its VMCOREINFO has no BUILD-ID")
+    return m.group(1)
+
+
+def elf_build_id(path):
+    """The GNU build ID note of an ELF64 little-endian file, as hex, or
+    None. Reads the section headers and the note sections only."""
+    with open(path, "rb") as f:
+        hdr = f.read(64)
+        if hdr[:4] != b"\x7fELF" or hdr[4] != 2 or hdr[5] != 1:
+            raise ValueError(f"{path}: not a 64-bit little-endian ELF file")
+        shoff = int.from_bytes(hdr[0x28:0x30], "little")
+        shentsize = int.from_bytes(hdr[0x3A:0x3C], "little")
+        shnum = int.from_bytes(hdr[0x3C:0x3E], "little")
+        f.seek(shoff)
+        table = f.read(shentsize * shnum)
+        for i in range(shnum):
+            sh = table[i * shentsize:(i + 1) * shentsize]
+            if int.from_bytes(sh[4:8], "little") != 7:  # SHT_NOTE
+                continue
+            off = int.from_bytes(sh[0x18:0x20], "little")
+            size = int.from_bytes(sh[0x20:0x28], "little")
+            f.seek(off)
+            notes = f.read(size)
+            pos = 0
+            while pos + 12 <= len(notes):
+                namesz, descsz, ntype = (int.from_bytes(notes[pos + 4 * k:pos + 4 * k + 4], "little")
+                                         for k in range(3))
+                name_end = pos + 12 + ((namesz + 3) & ~3)
+                if ntype == 3 and notes[pos + 12:pos + 12 + namesz].rstrip(b"\0") == b"GNU":
+                    return notes[name_end:name_end + descsz].hex()  # NT_GNU_BUILD_ID
+                pos = name_end + ((descsz + 3) & ~3)
+    return None
 
 
 def text(obj_or_bytes):
