@@ -78,6 +78,10 @@ def open_dump(vmcore, vmlinux):
         raise ValueError(f"{vmlinux}: no GNU build ID note: cannot tell whether it is the dumped kernel")
     if not want.startswith(have):
         raise ValueError(f"{vmlinux} (build ID {want}) is not the dumped kernel (build ID {have})")
+    # drgn reads lazily: a dump whose memory cannot be translated (no
+    # KERNELOFFSET, page tables cut off) fails on the first read, here,
+    # as "cannot open" rather than as every section failing.
+    kernel_release(prog)
     return prog
 
 
