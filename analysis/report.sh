@@ -3,6 +3,10 @@
 # brought the kernel down (a trigger, an oops, a panic), the fire record read
 # from the dump, the panic, the panicking task and its backtrace, the kernel
 # log, BPF programs and maps, memory. Prints the report.
+# drgn reads the same vmcore in parallel (drgn-part.py: every task, stacks,
+# BPF objects, the fire record by the map's BTF, files and memory);
+# report-merge.py puts its sections after the panic and writes
+# RUN/report.json (schema: report.schema.json).
 #
 #   report.sh RUN-DIR [--vmlinux FILE]
 #
@@ -60,14 +64,30 @@ fail_section() {
 	printf '   FAILED: %s: %s\n' "$1" "$2"
 }
 
+# --- drgn part (issue 10): in parallel with crash (each is single-threaded)
+t_report=$(now_ms)
+ms_s() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+{
+	t=$(now_ms)
+	# crash's reads time out after 120 s; so does drgn
+	timeout 120 "$here/drgn-part.py" --vmcore "$run/vmcore" --vmlinux "$vmlinux" --out "$work/drgn.json" \
+		2>"$work/drgn.err" || echo "$?" >"$work/drgn.rc"
+	echo "$(($(now_ms) - t))" >"$work/drgn.ms"
+} &
+drgn_pid=$!
+# --- end drgn part
+
 # One crash process answers every question (it takes seconds to load the
 # vmlinux debug info): commands go in through one FIFO, answers come back
 # through another, each batch ends with a marker line its output must reach.
 # FIFOs rather than a coproc: this script owns the descriptors, so a crash
 # that exits at once gives end of file, not an unset variable.
-t0=$(now_ms)
+t_crash=$(now_ms)
+# an indexed copy of the vmlinux when there is one (crash-vmlinux.sh): half
+# of crash's start is reading the debug info
+crash_vmlinux=$("$here/crash-vmlinux.sh" --lookup "$vmlinux")
 mkfifo "$work/to" "$work/from"
-crash -s --kaslr=auto "$vmlinux" "$run/vmcore" <"$work/to" >"$work/from" 2>&1 &
+crash -s --kaslr=auto "$crash_vmlinux" "$run/vmcore" <"$work/to" >"$work/from" 2>&1 &
 crash_pid=$!
 exec {to}>"$work/to" {from}<"$work/from"
 batch=0
@@ -111,8 +131,8 @@ timings() {
 	echo "== Timings (seconds)"
 	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /' || true
 	[[ -z ${armed_to_fire:-} ]] || echo "   armed_to_fire_s=$armed_to_fire (fire record time - boot_to_armed_s)"
-	ms=$(($(now_ms) - t0))
-	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10)))"
+	ms=$(($(now_ms) - t_report))
+	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10))) (crash part $(ms_s "${crash_ms:-0}") s, drgn part $(ms_s "${drgn_ms:-0}") s, in parallel)"
 }
 finish() { # finish: put report.txt in place, print it, exit 1 if a section failed
 	mv "$run/report.txt.tmp" "$run/report.txt"
@@ -130,19 +150,11 @@ pass1=()
 for i in "${!cmds[@]}"; do
 	pass1+=("!echo \"@@@ ${names[i]}\"" "${cmds[i]}")
 done
+crash_error='' crash_said=''
 if ! ask "$work/pass1.out" "${pass1[@]}"; then
-	why="crash could not open $run/vmcore with $vmlinux: $(said "$work/pass1.out")"
-	{
-		header
-		echo
-		echo "== crash"
-		echo "   FAILED: $why"
-		echo
-		timings
-	} >"$run/report.txt.tmp"
-	mv "$run/report.txt.tmp" "$run/report.txt"
-	cat "$run/report.txt"
-	die "$why"
+	# the drgn part still reports; the crash part says it could not
+	crash_said=$(said "$work/pass1.out")
+	crash_error="crash could not open $run/vmcore with $vmlinux: $crash_said"
 fi
 for n in "${names[@]}"; do
 	awk -v s="@@@ $n" '$0 == s { on = 1; next } /^@@@ / { on = 0 } on' "$work/pass1.out" >"$work/s.$n"
@@ -158,7 +170,9 @@ awk '/^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+/ { id = $1; addr = $2 }
 nmaps=$(grep -cE '^ *[0-9]+ +[0-9a-f]+ +[A-Z_]+' "$work/s.maps" || true)
 fire_problem=''
 : >"$work/pass2.out"
-if [[ -s $work/fire-maps && -z $valoff ]]; then
+if [[ -n $crash_error ]]; then
+	fire_problem=$crash_error
+elif [[ -s $work/fire-maps && -z $valoff ]]; then
 	fire_problem="px printed no offset of struct bpf_array.value ($(said "$work/s.valoff")): nothing read"
 elif [[ -s $work/fire-maps ]]; then
 	pass2=()
@@ -172,6 +186,26 @@ printf 'q\n' 1>&"$to" 2>/dev/null || true
 exec {to}>&-
 wait "$crash_pid" 2>/dev/null || true
 crash_pid=''
+crash_ms=$(($(now_ms) - t_crash))
+
+# --- drgn part (issue 10): wait for it, then merge both into the drgn
+# sections of report.txt and into report.json
+wait "$drgn_pid" || true
+[[ ! -s $work/drgn.err ]] || sed 's/^/   /' "$work/drgn.err" >&2
+drgn_ms=$(cat "$work/drgn.ms" 2>/dev/null || echo 0)
+merge=(--run "$run" --drgn "$work/drgn.json" --crash-s "$(ms_s "$crash_ms")"
+	--drgn-s "$(ms_s "$drgn_ms")" --started-ms "$t_report"
+	--text "$work/drgn.txt" --json "$run/report.json")
+if [[ -n $crash_error ]]; then merge+=(--crash-error "$crash_error"); else merge+=(--crash-out "$work/pass1.out"); fi
+if [[ ! -s $work/drgn.json ]]; then # killed, or died before writing its facts
+	rc=$(cat "$work/drgn.rc" 2>/dev/null || echo '?')
+	if [[ $rc == 124 ]]; then
+		merge+=(--drgn-error "drgn-part.py did not finish within 120 s")
+	else
+		merge+=(--drgn-error "drgn-part.py wrote no facts (exit $rc): $(tail -1 "$work/drgn.err" 2>/dev/null)")
+	fi
+fi
+# --- end drgn part
 
 prog_of_map() { # the name of the program whose USED_MAPS lists map $1
 	awk -v m="$1" '/^ *[0-9]+ +[0-9a-f]+ +[0-9a-f]+ +[A-Z_]+/ {
@@ -223,6 +257,9 @@ fire_section() {
 	((found > 0)) || echo "   no fire record in the dump: the trigger was armed but did not fire"
 }
 fire_section >"$work/fire.txt"
+while read -r id _; do
+	[[ ! -s $work/fire-$id.txt ]] || merge+=(--crash-fire "$id=$work/fire-$id.txt")
+done <"$work/fire-maps"
 
 cause_section() {
 	case $cause in
@@ -254,22 +291,13 @@ panic_trace() { # the dying kernel's own report: panic or oops, with its call tr
 	fi
 }
 
-{
-	header
-	echo "kernel:    $(sed -n 's/^ *RELEASE: //p' "$work/s.sys") $(sed -n 's/^ *VERSION: //p' "$work/s.sys")"
-	echo
-	echo "== Cause (from the console and the guest's states, checked against the dump)"
-	cause_section
-	echo
-	echo "== Fire record (read from the vmcore: BPF map .data.fire of the trigger program)"
-	cat "$work/fire.txt"
-	echo
-	echo "== Panic"
-	panic=$(grep -E '^ *PANIC:' "$work/s.sys" | sed 's/^ *//' || true)
-	if [[ -n $panic ]]; then echo "$panic"; else fail_section sys "no PANIC line"; fi
-	task=$(awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }' "$work/s.bt")
-	if [[ -n $task ]]; then echo "$task"; else fail_section bt "no PID line"; fi
-	echo
+# crash's own sections; one line instead when crash could not open the dump
+crash_sections() {
+	if [[ -n $crash_error ]]; then
+		echo "== crash's sections (bt, the dying kernel's report, log, bpf, kmem, sys): not available (see Panic)"
+		echo
+		return
+	fi
 	echo "== Backtrace of the panicking task (crash bt)"
 	section bt
 	echo
@@ -298,6 +326,38 @@ panic_trace() { # the dying kernel's own report: panic or oops, with its call tr
 	echo "== System (crash sys)"
 	section sys
 	echo
+}
+
+{
+	header
+	echo "kernel:    $(sed -n 's/^ *RELEASE: //p' "$work/s.sys") $(sed -n 's/^ *VERSION: //p' "$work/s.sys")"
+	echo
+	echo "== Cause (from the console and the guest's states, checked against the dump)"
+	cause_section
+	echo
+	echo "== Fire record (read from the vmcore: BPF map .data.fire of the trigger program)"
+	cat "$work/fire.txt"
+	echo
+	echo "== Panic"
+	if [[ -n $crash_error ]]; then
+		fail_section "crash could not open $run/vmcore with $vmlinux" "$crash_said"
+	else
+		panic=$(grep -E '^ *PANIC:' "$work/s.sys" | sed 's/^ *//' || true)
+		if [[ -n $panic ]]; then echo "$panic"; else fail_section sys "no PANIC line"; fi
+		task=$(awk 'NR == 1 && /^PID:/ { printf "task:      pid %s comm %s cpu %s (task %s)\n", $2, $8, $6, $4 }' "$work/s.bt")
+		if [[ -n $task ]]; then echo "$task"; else fail_section bt "no PID line"; fi
+	fi
+	echo
+	# --- drgn part (issue 10): tasks, stacks, BPF objects, fire record
+	# cross-check, files and memory (fire-decode has run: the crash side's
+	# fire records exist now)
+	if "$here/report-merge.py" "${merge[@]}" >&2; then
+		cat "$work/drgn.txt"
+	else
+		fail_section drgn "report-merge.py failed: no drgn sections, no report.json"
+	fi
+	# --- end drgn part
+	crash_sections
 	echo "== Not in this report"
 	echo "   vm and other VMA walks: crash 8.0.2 cannot read 6.1's maple trees; use a newer crash."
 	grep -h '^WARNING' "$work/pass1.out" | sort -u | sed 's/^/   crash: /' || true

@@ -22,7 +22,7 @@
 #   --no-panic-on-oops   an oops kills the task and the guest goes on (the
 #                        default is oops=panic: an oops is dumped like a fire)
 #   --panic-on-warn      a WARN() panics the guest too (panic_on_warn=1)
-#   --no-report          collect only
+#   --no-report          collect only (no report.txt, no report.json)
 #   --qemu-arg ARG       pass ARG to QEMU (repeatable), e.g. a QMP socket
 #   --trigger none       arm nothing: the workload itself crashes the guest
 #                        (the sysrq baseline of the benchmarks, an oops)
@@ -317,6 +317,20 @@ if [[ -n $interrupted ]]; then
 		meta_set "$rundir" interrupted "$interrupted"
 		meta_set "$rundir" reason "interrupted by $interrupted after the guest ended ($phase)"
 	fi
+fi
+# A run the report did not cover (no vmcore, interrupted, a report that
+# stopped early) still gets its report.json: the run's own facts, status,
+# reason and timings, so scripts read every run the same way. One the
+# report wrote gets run.meta's final status (a failed report changed it).
+if ((report)) && [[ ! -e $rundir/report.json ]]; then
+	"$top/analysis/report-merge.py" --run "$rundir" --json "$rundir/report.json" ||
+		say "could not write $rundir/report.json"
+elif ((report)); then
+	"$top/analysis/report-merge.py" --run "$rundir" --refresh ||
+		say "could not bring $rundir/report.json up to date with run.meta"
+fi
+
+if [[ -n $interrupted ]]; then
 	say "error: interrupted by $interrupted: run filed as interrupted in $rundir"
 	exit $((128 + signum))
 fi

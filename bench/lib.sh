@@ -34,6 +34,13 @@ meta() {
 	sed -n "s/^$2=//p" "$1/run.meta" | head -1
 }
 
+# json_timing RUN KEY: timings.KEY of a run's report.json (Debian's python3:
+# the json module, no scraping)
+json_timing() {
+	/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["timings"][sys.argv[2]])' \
+		"$1/report.json" "$2"
+}
+
 # newest_run DIR: the last run filed under DIR
 newest_run() {
 	find "$1" -mindepth 1 -maxdepth 1 -type d -name '2*' | sort | tail -1

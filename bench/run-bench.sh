@@ -99,6 +99,9 @@ if want loop; then
 			col[dump]+=" $(awk -v a="$(meta "$r" dmesg_s)" -v b="$(meta "$r" dump_s)" 'BEGIN { print a + b }')"
 			col[collect]+=" $(meta "$r" collect_s)"
 			col[report]+=" $(seconds $((t2 - t1)))"
+			# the report's two parts, run in parallel (report.json timings)
+			col[crash]+=" $(json_timing "$r" crash_s)"
+			col[drgn]+=" $(json_timing "$r" drgn_s)"
 			col[total]+=" $(seconds $((t2 - t0)))"
 			# from the panic to the report: everything after the guest's panic
 			# uptime (an upper bound: it includes QEMU's own start)
@@ -114,7 +117,9 @@ if want loop; then
 			record "loop $kind" "panic to capture kernel running" s "capture kernel uptime" ${col[capture]}
 			record "loop $kind" "dump (vmcore-dmesg + makedumpfile)" s "" ${col[dump]}
 			record "loop $kind" "collect" s "" ${col[collect]}
-			record "loop $kind" "analysis (crash report)" s "" ${col[report]}
+			record "loop $kind" "analysis (report: crash + drgn in parallel)" s "" ${col[report]}
+			record "loop $kind" "analysis: crash part" s "report.json timings.crash_s" ${col[crash]}
+			record "loop $kind" "analysis: drgn part" s "report.json timings.drgn_s" ${col[drgn]}
 			record "loop $kind" "total, command to report" s "wall" ${col[total]}
 			record "loop $kind" "panic to report ready" s "upper bound" ${col[fire_to_report]}
 			record "loop $kind" "vmcore, idle 1 GiB guest" MiB "makedumpfile -l -d 31" ${col[vmcore]}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Static checks of our own sources: every shell script is shellcheck clean,
+# every Python file pyflakes clean,
 # and every C file is in the kernel's clang-format style (.clang-format).
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -25,5 +26,15 @@ for f in "${csrc[@]}"; do
 		pass "clang-format.$f" "kernel style"
 	else
 		fail "clang-format.$f" "$(grep -c 'warning:' "$out/cf.txt") line(s) differ, first: $(grep -m1 -o '[^/]*:[0-9]*:[0-9]*' "$out/cf.txt")"
+	fi
+done
+
+# Python (analysis/, run by Debian's /usr/bin/python3): pyflakes clean
+mapfile -t pysrc < <(git ls-files '*.py')
+for f in "${pysrc[@]}"; do
+	if pyflakes3 "$f" >"$out/pf.txt" 2>&1; then
+		pass "pyflakes.$f" "clean"
+	else
+		fail "pyflakes.$f" "$(wc -l <"$out/pf.txt") finding(s): $(head -1 "$out/pf.txt")"
 	fi
 done

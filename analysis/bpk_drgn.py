@@ -1,0 +1,666 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The project's drgn helpers: what the report's drgn part and `make drgn`
+read out of a vmcore.
+
+Written for Debian 12's python3-drgn 0.0.22 on our 6.1 kernel. Every reader
+returns plain Python data (dicts, lists, str, int) so that the report can
+put it into JSON as it is; the interactive helpers print it.
+
+drgn 0.0.22 has no maple-tree helpers, so nothing here walks VMAs: the
+memory summary uses the mm's own counters only (see NOT_SHOWN).
+"""
+
+import os
+import re
+import time
+
+import drgn
+from drgn import FaultError, cast, container_of
+from drgn.helpers.linux.bpf import (
+    bpf_link_for_each,
+    bpf_map_for_each,
+    bpf_prog_for_each,
+)
+from drgn.helpers.linux.cpumask import for_each_online_cpu
+from drgn.helpers.linux.fs import d_path, for_each_file
+from drgn.helpers.linux.list import list_first_entry, list_for_each_entry
+from drgn.helpers.linux.percpu import per_cpu
+from drgn.helpers.linux.pid import for_each_task
+from drgn.helpers.linux.printk import get_printk_records
+from drgn.helpers.linux.sched import idle_task, task_cpu, task_state_to_char
+
+PF_KTHREAD = 0x00200000  # include/linux/sched.h
+
+# What the drgn part cannot show on 6.1 with drgn 0.0.22, and why: printed
+# in the report and put into report.json as it is.
+NOT_SHOWN = [
+    "VMAs and memory maps (/proc/PID/maps): 6.1 keeps them in a maple tree"
+    " (mm->mm_mt) and drgn 0.0.22 has no maple-tree helpers; the memory"
+    " summary is the mm's own counters (total_vm, map_count, rss)",
+    "user-space stacks: the dump is taken with makedumpfile -d 31, which"
+    " drops user pages",
+    "what is behind a pipe or socket: open files show their path, or"
+    " pipe:[inode] / socket:[inode]; the other end and socket state are"
+    " not decoded",
+]
+
+# The fire record's constants (its magic, the action names) are read from
+# triggers/fire.h: the one place that defines them. Its layout is not: drgn
+# reads that from the map's own BTF (see map_btf_decode).
+def fire_constants(fire_h):
+    """{"magic": "BPKFIRE1", "actions": {0: "none", 1: "bpf_panic", ...}}"""
+    with open(fire_h, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r'#define\s+FIRE_MAGIC\s+"([^"]*)"', text)
+    enum = re.search(r"enum\s+fire_action\s*{([^}]*)}", text)
+    if not m or not enum:
+        raise ValueError(f"{fire_h}: no FIRE_MAGIC or enum fire_action")
+    actions = {}
+    for name, value in re.findall(r"FIRE_(\w+)\s*=\s*(\d+)", enum.group(1)):
+        actions[int(value)] = name.lower()
+    return {"magic": m.group(1), "actions": actions}
+
+
+def open_dump(vmcore, vmlinux):
+    """A drgn Program on VMCORE with the debug info of VMLINUX only (no
+    search of /boot or /usr/lib/debug: the run names its vmlinux)."""
+    prog = drgn.Program()
+    prog.set_core_dump(vmcore)
+    prog.load_debug_info([vmlinux], default=False, main=False)
+    prog.cache["bpk_src_root"] = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.realpath(vmlinux))), "src") + "/"
+    # drgn 0.0.22 does not check that the vmlinux is the dumped kernel's: a
+    # wrong one gives garbage, not an error. The dump's VMCOREINFO names the
+    # kernel's build ID; the vmlinux's ELF note has its own.
+    want = elf_build_id(vmlinux)
+    have = dump_build_id(vmcore)
+    if want is None:
+        raise ValueError(f"{vmlinux}: no GNU build ID note: cannot tell whether it is the dumped kernel")
+    if not want.startswith(have):
+        raise ValueError(f"{vmlinux} (build ID {want}) is not the dumped kernel (build ID {have})")
+    # drgn reads lazily: a dump whose memory cannot be translated (no
+    # KERNELOFFSET, page tables cut off) fails on the first read, here,
+    # as "cannot open" rather than as every section failing.
+    kernel_release(prog)
+    return prog
+
+
+def dump_build_id(vmcore):
+    """The BUILD-ID= line of the VMCOREINFO that makedumpfile keeps in a
+    kdump-compressed vmcore (disk_dump_header, then kdump_sub_header at
+    block_size: offset_vmcoreinfo, size_vmcoreinfo; makedumpfile's
+    diskdump_mod.h, x86_64 layout)."""
+    with open(vmcore, "rb") as f:
+        hdr = f.read(464)
+        if hdr[:8] != b"KDUMP   ":
+            raise ValueError(f"{vmcore}: not a kdump-compressed vmcore (signature {hdr[:8]!r})")
+        block_size = int.from_bytes(hdr[428:432], "little")
+        f.seek(block_size)
+        sub = f.read(48)
+        off = int.from_bytes(sub[32:40], "little")
+        size = int.from_bytes(sub[40:48], "little")
+        if not off or not 0 < size < 1 << 20:
+            raise ValueError(f"{vmcore}: no VMCOREINFO in its header")
+        f.seek(off)
+        info = f.read(size).decode(errors="replace")
+    m = re.search(r"^BUILD-ID=([0-9a-f]+)$", info, re.M)
+    if not m:
+        raise ValueError(f"{vmcore}: its VMCOREINFO has no BUILD-ID")
+    return m.group(1)
+
+
+def elf_build_id(path):
+    """The GNU build ID note of an ELF64 little-endian file, as hex, or
+    None. Reads the section headers and the note sections only."""
+    with open(path, "rb") as f:
+        hdr = f.read(64)
+        if hdr[:4] != b"\x7fELF" or hdr[4] != 2 or hdr[5] != 1:
+            raise ValueError(f"{path}: not a 64-bit little-endian ELF file")
+        shoff = int.from_bytes(hdr[0x28:0x30], "little")
+        shentsize = int.from_bytes(hdr[0x3A:0x3C], "little")
+        shnum = int.from_bytes(hdr[0x3C:0x3E], "little")
+        f.seek(shoff)
+        table = f.read(shentsize * shnum)
+        for i in range(shnum):
+            sh = table[i * shentsize:(i + 1) * shentsize]
+            if int.from_bytes(sh[4:8], "little") != 7:  # SHT_NOTE
+                continue
+            off = int.from_bytes(sh[0x18:0x20], "little")
+            size = int.from_bytes(sh[0x20:0x28], "little")
+            f.seek(off)
+            notes = f.read(size)
+            pos = 0
+            while pos + 12 <= len(notes):
+                namesz, descsz, ntype = (int.from_bytes(notes[pos + 4 * k:pos + 4 * k + 4], "little")
+                                         for k in range(3))
+                name_end = pos + 12 + ((namesz + 3) & ~3)
+                if ntype == 3 and notes[pos + 12:pos + 12 + namesz].rstrip(b"\0") == b"GNU":
+                    return notes[name_end:name_end + descsz].hex()  # NT_GNU_BUILD_ID
+                pos = name_end + ((descsz + 3) & ~3)
+    return None
+
+
+def text(obj_or_bytes):
+    """A kernel char array or C string as text, non-printables escaped as
+    fire-decode escapes them (\\xNN)."""
+    raw = obj_or_bytes if isinstance(obj_or_bytes, bytes) else obj_or_bytes.string_()
+    raw = raw.split(b"\0", 1)[0]
+    return "".join(chr(c) if 0x20 <= c < 0x7F else f"\\x{c:02x}" for c in raw)
+
+
+def kernel_release(prog):
+    return text(prog["init_uts_ns"].name.release)
+
+
+def enum_name(obj, prefix=""):
+    """The enumerator name of an enum Object, PREFIX dropped, lower case."""
+    value = obj.value_()
+    for name, v in obj.type_.unqualified().enumerators:
+        if v == value:
+            return name[len(prefix):].lower() if name.startswith(prefix) else name
+    return str(value)
+
+
+# --- tasks
+
+
+def _running(prog):
+    """{task address: cpu} of the task executing on each online CPU: the
+    per-CPU current_task (x86 6.1; pcpu_hot from 6.2), which is what
+    `current` is. rq->curr is not: sched_switch's tracepoint (where
+    runq_latency fires) runs after rq->curr became the next task, still
+    on the previous one's stack."""
+    out = {}
+    for cpu in for_each_online_cpu(prog):
+        if "current_task" in prog:
+            cur = per_cpu(prog["current_task"], cpu)
+        elif "pcpu_hot" in prog:
+            cur = per_cpu(prog["pcpu_hot"], cpu).current_task
+        else:
+            cur = per_cpu(prog["runqueues"], cpu).curr
+        out[cur.value_()] = cpu
+    return out
+
+
+def task_objects(prog):
+    """Every task: the idle task of each online CPU (pid 0, not in the pid
+    hash), then every task the pid hash knows, threads included."""
+    for cpu in for_each_online_cpu(prog):
+        yield idle_task(prog, cpu)
+    yield from for_each_task(prog)
+
+
+def task_info(task, running):
+    """One task as a dict: pid, tgid, ppid, state, comm, cpu, on_cpu,
+    kthread."""
+    parent = task.real_parent
+    return {
+        "pid": task.pid.value_(),
+        "tgid": task.tgid.value_(),
+        "ppid": parent.tgid.value_() if parent else 0,
+        "state": task_state_to_char(task),
+        "comm": text(task.comm),
+        "cpu": task_cpu(task),
+        "on_cpu": task.value_() in running,
+        "kthread": bool(task.flags.value_() & PF_KTHREAD),
+    }
+
+
+def tasks(prog, state=None, comm=None):
+    """[(task_struct *, info dict)] of every task, or only those in STATE
+    (a ps letter: R S D T t Z X I) and/or named COMM."""
+    running = _running(prog)
+    out = []
+    for t in task_objects(prog):
+        info = task_info(t, running)
+        if state is not None and info["state"] != state:
+            continue
+        if comm is not None and info["comm"] != comm:
+            continue
+        out.append((t, info))
+    return out
+
+
+def find_task(prog, pid):
+    for t in task_objects(prog):
+        if t.pid.value_() == pid:
+            return t
+    raise LookupError(f"no task with pid {pid}")
+
+
+# --- stacks
+
+
+class JitSymbols:
+    """Addresses of JITed BPF programs, which drgn 0.0.22 cannot name: each
+    program's kallsyms entry (aux->ksym) gives its name and range."""
+
+    def __init__(self, prog):
+        self.ranges = []
+        for p in bpf_prog_for_each(prog):
+            ksym = p.aux.ksym
+            start, end = ksym.start.value_(), ksym.end.value_()
+            if start and end > start:
+                self.ranges.append((start, end, text(ksym.name)))
+
+    def lookup(self, pc):
+        for start, end, name in self.ranges:
+            if start <= pc < end:
+                return f"{name}+0x{pc - start:x}/0x{end - start:x}"
+        return None
+
+
+def stack(prog, task, jit=None):
+    """The kernel stack of TASK as a list of frames: {"symbol":
+    "name+0xoff/0xsize" (None for an inlined frame), "function", "inline",
+    "source" ("file:line" or None), "pc"}. Raises what drgn raises when it
+    cannot unwind."""
+    frames = []
+    for f in prog.stack_trace(task):
+        fr = {"pc": f.pc, "function": f.name, "inline": f.is_inline,
+              "symbol": None, "source": None}
+        if not f.is_inline:
+            try:
+                sym = f.symbol()
+                fr["symbol"] = f"{sym.name}+0x{f.pc - sym.address:x}/0x{sym.size:x}"
+            except LookupError:
+                fr["symbol"] = jit.lookup(f.pc) if jit else None
+        try:
+            path, line, _col = f.source()
+            fr["source"] = f"{_short_path(prog, path)}:{line}"
+        except LookupError:
+            pass
+        frames.append(fr)
+    return frames
+
+
+def _short_path(prog, path):
+    """A source path relative to the kernel tree: drgn gives it as the
+    compiler saw it, inside the build cache (<entry>/src, vmlinux in
+    <entry>/obj)."""
+    root = prog.cache.get("bpk_src_root")
+    if root and path.startswith(root):
+        return path[len(root):]
+    return path
+
+
+# --- BPF programs and maps
+
+
+def _attach_points(prog):
+    """{program id: attach point} for what drgn can see through links:
+    raw tracepoints by name, perf-event uprobes and kprobes by target."""
+    out = {}
+    for link in bpf_link_for_each(prog):
+        try:
+            pid = link.prog.aux.id.value_()
+            kind = enum_name(link.type, "BPF_LINK_TYPE_")
+            if kind == "raw_tracepoint":
+                rl = container_of(link, "struct bpf_raw_tp_link", "link")
+                out[pid] = f"raw_tp {text(rl.btp.tp.name)}"
+            elif kind == "perf_event":
+                out[pid] = _perf_attach(prog, link)
+            elif pid not in out:
+                out[pid] = f"{kind} link"
+        except (FaultError, LookupError, AttributeError) as e:
+            out.setdefault(link.prog.aux.id.value_(), f"link not readable: {e}")
+    return out
+
+
+def _perf_attach(prog, link):
+    """A perf-event link's target. libbpf makes uprobes and kprobes through
+    perf_event_open: the event's trace_event_call belongs to a
+    trace_probe_event whose first probe is the trace_uprobe/trace_kprobe;
+    the class's reg callback tells which."""
+    pl = container_of(link, "struct bpf_perf_link", "link")
+    event = cast("struct perf_event *", pl.perf_file.private_data)
+    call = event.tp_event
+    if not call:
+        return "perf event"
+    reg = prog.symbol(call.member_("class").reg.value_()).name
+    tpe = container_of(call, "struct trace_probe_event", "call")
+    tp = list_first_entry(tpe.probes.address_of_(), "struct trace_probe", "list")
+    if reg == "trace_uprobe_register":
+        tu = container_of(tp, "struct trace_uprobe", "tp")
+        return f"uprobe {text(tu.filename)}+0x{tu.offset.value_():x}"
+    if reg == "kprobe_register":
+        tk = container_of(tp, "struct trace_kprobe", "tp")
+        kp = tk.rp.kp
+        name = text(kp.symbol_name) if kp.symbol_name else hex(kp.addr.value_())
+        return f"kprobe {name}+0x{kp.offset.value_():x}"
+    return f"perf event ({reg})"
+
+
+def bpf_objects(prog):
+    """{"programs": [...], "maps": [...]}: id, type, name (programs: tag,
+    attach point, maps used; maps: value size, BTF value type id)."""
+    attach = _attach_points(prog)
+    programs, maps = [], []
+    for p in bpf_prog_for_each(prog):
+        aux = p.aux
+        pid = aux.id.value_()
+        point = None
+        if aux.attach_func_name:
+            kind = enum_name(p.expected_attach_type, "BPF_")
+            kind = kind[len("trace_"):] if kind.startswith("trace_") else kind
+            point = f"{kind} {text(aux.attach_func_name)}"
+        elif pid in attach:
+            point = attach[pid]
+        programs.append({
+            "id": pid,
+            "type": enum_name(p.type, "BPF_PROG_TYPE_"),
+            "name": text(aux.name),
+            "tag": bytes(p.tag.value_()).hex(),
+            "attach": point,
+            "maps": [aux.used_maps[i].id.value_() for i in range(aux.used_map_cnt.value_())],
+        })
+    for m in bpf_map_for_each(prog):
+        maps.append({
+            "id": m.id.value_(),
+            "type": enum_name(m.map_type, "BPF_MAP_TYPE_"),
+            "name": text(m.name),
+            "value_size": m.value_size.value_(),
+            "btf_value_type_id": m.btf_value_type_id.value_(),
+        })
+    return {"programs": programs, "maps": maps}
+
+
+# --- the fire record, decoded with the map's own BTF
+
+BTF_KIND = {1: "int", 2: "ptr", 3: "array", 4: "struct", 5: "union",
+            6: "enum", 7: "fwd", 8: "typedef", 9: "volatile", 10: "const",
+            11: "restrict", 12: "func", 13: "func_proto", 14: "var",
+            15: "datasec", 16: "float", 17: "decl_tag", 18: "type_tag",
+            19: "enum64"}
+BTF_INT_CHAR = 2  # BTF_INT_ENCODING bit: a char
+
+
+class MapBTF:
+    """The BTF a program loaded with its maps (struct btf in kernel memory,
+    kernel/bpf/btf.c), read through drgn: enough of it to decode a map
+    value whose type is a DATASEC of ints, chars, arrays and structs."""
+
+    def __init__(self, prog, btf):
+        self.prog = prog
+        self.btf = btf
+        self.start_id = btf.start_id.value_()
+        self.start_str = btf.start_str_off.value_()
+        self.nr = btf.nr_types.value_()
+        if btf.base_btf:
+            # split BTF (modules) is not what libbpf loads for a program
+            raise ValueError("map BTF is split BTF: not supported")
+
+    def _type(self, tid):
+        if not self.start_id <= tid < self.start_id + self.nr:
+            raise ValueError(f"BTF type id {tid} out of range")
+        addr = self.btf.types[tid - self.start_id].value_()
+        name_off, info, size_or_type = (
+            int.from_bytes(self.prog.read(addr + 4 * i, 4), "little") for i in range(3))
+        kind = BTF_KIND.get((info >> 24) & 0x1F, f"kind{(info >> 24) & 0x1F}")
+        return {"addr": addr, "name": self._str(name_off), "kind": kind,
+                "vlen": info & 0xFFFF, "kflag": info >> 31, "size": size_or_type,
+                "type": size_or_type}
+
+    def _str(self, off):
+        if off == 0:
+            return ""
+        return self.prog.read(self.btf.strings.value_() + off - self.start_str, 256).split(b"\0", 1)[0].decode()
+
+    def _words(self, addr, n):
+        raw = self.prog.read(addr, 4 * n)
+        return [int.from_bytes(raw[4 * i:4 * i + 4], "little") for i in range(n)]
+
+    def _resolve(self, tid):
+        t = self._type(tid)
+        while t["kind"] in ("typedef", "volatile", "const", "restrict", "type_tag"):
+            t = self._type(t["type"])
+        return t
+
+    def sizeof(self, tid):
+        t = self._resolve(tid)
+        if t["kind"] == "array":
+            elem, _idx, n = self._words(t["addr"] + 12, 3)
+            return n * self.sizeof(elem)
+        if t["kind"] == "ptr":
+            return 8
+        return t["size"]
+
+    def decode(self, tid, raw, off=0):
+        """The value of type TID at RAW[OFF:] as Python data: int, str (for
+        char arrays), list, dict (struct members and DATASEC variables)."""
+        t = self._resolve(tid)
+        kind = t["kind"]
+        if kind in ("int", "enum", "ptr"):
+            size = 8 if kind == "ptr" else t["size"]
+            signed = kind == "int" and self._words(t["addr"] + 12, 1)[0] >> 24 & 1
+            return int.from_bytes(raw[off:off + size], "little", signed=bool(signed))
+        if kind == "array":
+            elem, _idx, n = self._words(t["addr"] + 12, 3)
+            et = self._resolve(elem)
+            if et["kind"] == "int" and et["size"] == 1 and (
+                    et["name"] == "char" or self._words(et["addr"] + 12, 1)[0] >> 24 & BTF_INT_CHAR):
+                return text(bytes(raw[off:off + n]))
+            es = self.sizeof(elem)
+            return [self.decode(elem, raw, off + i * es) for i in range(n)]
+        if kind in ("struct", "union"):
+            out = {}
+            words = self._words(t["addr"] + 12, 3 * t["vlen"])
+            for i in range(t["vlen"]):
+                name_off, mtype, moff = words[3 * i:3 * i + 3]
+                bits = moff & 0xFFFFFF if t["kflag"] else moff
+                if t["kflag"] and moff >> 24:
+                    raise ValueError(f"bitfield member in {t['name']}: not supported")
+                if bits % 8:
+                    raise ValueError(f"member of {t['name']} not byte aligned")
+                out[self._str(name_off) or f"anon{i}"] = self.decode(mtype, raw, off + bits // 8)
+            return out
+        if kind == "datasec":
+            out = {}
+            words = self._words(t["addr"] + 12, 3 * t["vlen"])
+            for i in range(t["vlen"]):
+                vtype, voff, _vsize = words[3 * i:3 * i + 3]
+                var = self._type(vtype)
+                out[var["name"]] = self.decode(var["type"], raw, off + voff)
+            return out
+        raise ValueError(f"BTF kind {kind} ({t['name']}) not decoded")
+
+
+def fire_maps(prog):
+    """The .data.fire maps: [(struct bpf_map *, value address)]."""
+    out = []
+    for m in bpf_map_for_each(prog):
+        if text(m.name) == ".data.fire":
+            arr = container_of(m, "struct bpf_array", "map")
+            out.append((m, arr.value.address_))
+    return out
+
+
+def fire(prog, consts):
+    """Every .data.fire map's trigger state, decoded with the map's BTF:
+    [{"map_id", "program", "layout": "map BTF ...", "state": {...},
+    "record": bool, "fields": {...}}]. "fields" are the record in the
+    names fire-decode prints (matches, trigger, hit, pid, tgid, cpu, comm,
+    action, time_ns, detail), plus any other member of the state."""
+    users = {}
+    for p in bpf_prog_for_each(prog):
+        aux = p.aux
+        for i in range(aux.used_map_cnt.value_()):
+            users.setdefault(aux.used_maps[i].id.value_(), []).append(text(aux.name))
+    out = []
+    for m, addr in fire_maps(prog):
+        mid = m.id.value_()
+        entry = {"map_id": mid, "program": ",".join(users.get(mid, [])) or None}
+        if not m.btf or not m.btf_value_type_id:
+            raise ValueError(f"map {mid}: no BTF for its value")
+        btf = MapBTF(prog, m.btf)
+        raw = prog.read(addr, m.value_size.value_())
+        sec = btf.decode(m.btf_value_type_id.value_(), raw)
+        if len(sec) != 1:
+            raise ValueError(f"map {mid}: {len(sec)} variables in .data.fire, expected one")
+        (var, state), = sec.items()
+        entry["layout"] = f"map BTF: variable {var}, {m.value_size.value_()} bytes"
+        entry["state"] = state
+        rec = state.get("fire", {})
+        entry["record"] = rec.get("magic") == consts["magic"]
+        fields = {"matches": state.get("matches")}
+        for k, v in state.items():
+            if k not in ("matches", "fire"):
+                fields[k] = v  # fields appended to trigger_state after fire.h
+        if entry["record"]:
+            fields.update({
+                "trigger": rec["trigger"], "hit": rec["hits"], "pid": rec["pid"],
+                "tgid": rec["tgid"], "cpu": rec["cpu"], "comm": rec["comm"],
+                "action": consts["actions"].get(rec["action"], "unknown"),
+                "action_code": rec["action"],
+                "time_ns": rec["time_ns"], "detail": rec["detail"]})
+            for k, v in rec.items():
+                if k not in ("magic", "trigger", "hits", "pid", "tgid", "cpu",
+                             "comm", "action", "time_ns", "detail"):
+                    fields[k] = v
+        entry["fields"] = fields
+        out.append(entry)
+    return out
+
+
+# --- files and memory of the user processes
+
+
+def processes(prog, max_files=16):
+    """Per process (thread-group leader with an mm): exe, open files (fd:
+    path, the first MAX_FILES), and the mm's counters. Plain fields of
+    mm_struct and the fd table: both read reliably on 6.1."""
+    page = prog["PAGE_SIZE"].value_()
+    counters = {name: prog[name].value_() for name in
+                ("MM_FILEPAGES", "MM_ANONPAGES", "MM_SHMEMPAGES", "MM_SWAPENTS")}
+    out = []
+    for t in for_each_task(prog):
+        if t.pid != t.tgid or not t.mm:
+            continue
+        mm = t.mm
+        entry = {"pid": t.pid.value_(), "comm": text(t.comm), "exe": None,
+                 "fds": 0, "files": [], "mm": {}}
+        if mm.exe_file:
+            entry["exe"] = text(d_path(mm.exe_file.f_path.address_of_()))
+        if t.files:
+            for fd, f in for_each_file(t):
+                entry["fds"] += 1
+                if len(entry["files"]) < max_files:
+                    entry["files"].append({"fd": fd, "path": file_name(f)})
+        rss = {}
+        for name, idx in counters.items():
+            v = mm.rss_stat.count[idx].counter.value_()
+            # SPLIT_RSS_COUNTING: each thread caches a delta not yet folded
+            # into the mm's counters
+            if hasattr(t, "rss_stat"):
+                for th in _threads(prog, t):
+                    v += th.rss_stat.count[idx].value_()
+            rss[name[3:].lower()] = v * page // 1024
+        entry["mm"] = {"total_vm_kib": mm.total_vm.value_() * page // 1024,
+                       "map_count": mm.map_count.value_(),
+                       "rss_kib": rss}
+        out.append(entry)
+    return out
+
+
+def file_name(f):
+    """A struct file's path; a pipe or socket as pipe:[ino] / socket:[ino]
+    as /proc shows it (drgn's d_path gives only "[pipefs]": it does not
+    call the dentry's d_dname)."""
+    path = text(d_path(f.f_path.address_of_()))
+    if path in ("[pipefs]", "[sockfs]"):
+        return f"{path[1:-3]}:[{f.f_inode.i_ino.value_()}]".replace("sock:", "socket:")
+    return path
+
+
+def _threads(prog, leader):
+    yield leader
+    for th in list_for_each_entry("struct task_struct", leader.signal.thread_head.address_of_(), "thread_node"):
+        if th.value_() != leader.value_():
+            yield th
+
+
+# --- the panic
+
+
+PANIC_RE = re.compile(r"Kernel panic - not syncing: (.*)")
+OOPS_RE = re.compile(r"^(Oops: |BUG: |general protection fault|kernel BUG at |Unable to handle)")
+SYSRQ_RE = re.compile(r"sysrq: (Trigger a crash|Crash)|sysrq triggered crash")
+
+
+def panic_info(prog):
+    """What the kernel log in the dump says: the panic message (None if
+    nothing called panic(): a crash_kexec trigger, or an oops with
+    panic_on_oops, which goes to crash_kexec from oops_end()), the oops
+    lines (BUG:, Oops: ...), the sysrq line."""
+    info = {"message": None, "oops": None, "oops_lines": [], "sysrq": None}
+    for r in get_printk_records(prog):
+        line = r.text.decode(errors="replace")
+        m = PANIC_RE.search(line)
+        if m:
+            info["message"] = "Kernel panic - not syncing: " + m.group(1).rstrip()
+        if OOPS_RE.search(line) and len(info["oops_lines"]) < 8:
+            info["oops_lines"].append(line.strip())
+            info["oops"] = info["oops"] or line.strip()
+        if info["sysrq"] is None and SYSRQ_RE.search(line):
+            info["sysrq"] = line.strip()
+    return info
+
+
+def crashed_task(prog):
+    return prog.crashed_thread().object
+
+
+# --- everything the report needs, section by section
+
+
+def collect(prog, consts, stack_pids=()):
+    """The drgn part's facts as a dict; a section that fails leaves its
+    error in "errors" and the others go on."""
+    facts = {"errors": []}
+    timings = {}
+
+    def section(name, fn):
+        t0 = time.monotonic()
+        try:
+            facts[name] = fn()
+        except Exception as e:  # noqa: BLE001 - any failure is reported per section
+            facts[name] = None
+            facts["errors"].append(f"{name}: {type(e).__name__}: {e}")
+        timings[name] = round(time.monotonic() - t0, 3)
+
+    section("release", lambda: kernel_release(prog))
+    section("panic", lambda: panic_info(prog))
+    section("bpf", lambda: bpf_objects(prog))
+    section("fire", lambda: fire(prog, consts))
+    # Tasks a fire record names (hung_pid=, victim_pid=, waited_pid=): their
+    # stacks are shown, the hung task's first.
+    named = []
+    for rec in facts["fire"] or []:
+        for role, pid in re.findall(r"\b(\w+)_pid=(\d+)", rec["fields"].get("detail") or ""):
+            named.append({"role": role, "pid": int(pid)})
+    facts["named_tasks"] = named
+
+    def crashed():
+        t = crashed_task(prog)
+        return {"pid": t.pid.value_(), "comm": text(t.comm), "cpu": task_cpu(t)}
+    section("crashed", crashed)
+
+    def task_list():
+        jit = JitSymbols(prog)
+        wanted = set(stack_pids) | {n["pid"] for n in named}
+        if facts.get("crashed"):
+            wanted.add(facts["crashed"]["pid"])
+        out = []
+        for t, info in tasks(prog):
+            if info["state"] == "D" or info["on_cpu"] or info["pid"] in wanted:
+                try:
+                    info["stack"] = stack(prog, t, jit)
+                except Exception as e:  # noqa: BLE001 - unwinding one task may fail
+                    info["stack_error"] = f"{type(e).__name__}: {e}"
+            out.append(info)
+        return out
+    section("tasks", task_list)
+    section("processes", lambda: processes(prog))
+    facts["not_shown"] = NOT_SHOWN
+    facts["section_s"] = timings
+    return facts

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# The report's two analyzers and report.json, on real runs:
+#  - tasks: the guest leaves a sleeping task and one blocked in D state
+#    (LKDTM HUNG_TASK), then the demo trigger fires; the report lists at
+#    least the processes the guest counted before, with the states the test
+#    made, their stacks and the workload's;
+#  - hung_task: the README example's trigger and workload, fired through
+#    crash_kexec (sysctl off): the hung task first, in D state, with its stack;
+#  - oops: no trigger, an LKDTM oops with panic_on_oops: cause oops;
+#  - a failed run (no crash kernel): report.json from run.meta alone;
+#  - a vmcore crash cannot open (truncated) and one drgn cannot open (its
+#    VMCOREINFO without KERNELOFFSET): each report says so and keeps the
+#    other analyzer's part;
+#  - every report.json this test and the tests before it made validates
+#    against analysis/report.schema.json, and on every real-trigger run the
+#    fire record drgn decodes equals crash's, field by field.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+runs=$out/runs
+py=/usr/bin/python3 # Debian's, which has python3-drgn and python3-jsonschema
+
+# j FILE EXPR: a value out of a JSON file (d is the document), as JSON text
+j() {
+	"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
+}
+# run_one NAME ARGS...: appliance/run.sh into $runs/NAME; sets rc and run
+run_one() {
+	local name=$1
+	shift
+	rc=0
+	appliance/run.sh --runs "$runs/$name" --timeout 240 "$@" >"$out/$name.out" 2>&1 || rc=$?
+	run=$(find "$runs/$name" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1)
+}
+# task_field RUN COMM KEY: KEY of the task named COMM in RUN's report.json
+task_field() {
+	j "$1/report.json" "next((t['$3'] for t in d['tasks']['list'] if t['comm'] == '$2'), None)"
+}
+
+# --- tasks: a sleeper, a D-state task, the demo trigger
+run_one tasks --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--workload tests/analysis/tasks.sh --repeat 2
+tasks_run=$run
+if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
+	fail tasks.run "exit $rc: $(grep -m1 'error:' "$out/tasks.out" || tail -1 "$out/tasks.out")"
+else
+	pass tasks.run "$run"
+	ps_count=$(sed -n 's/^bpk: before workload run 2: \([0-9]*\) processes (ps)$/\1/p' "$run/guest.log")
+	procs=$(j "$run/report.json" "len({t['tgid'] for t in d['tasks']['list'] if t['pid'] > 0})")
+	total=$(j "$run/report.json" "d['tasks']['total']")
+	check tasks.at_least_guest_ps "guest ps counted ${ps_count:-nothing} processes before the trigger; report: $procs processes, $total tasks" \
+		test -n "$ps_count" -a "$procs" -ge "${ps_count:-999999}"
+	# every process the guest's ps listed is in the report, with its state
+	# (those that were ps's own pipeline had exited)
+	# (ps, its sed and their shell, run 1's workload, had exited by then)
+	sed -n 's/^tasks-workload: ps: *\([0-9][0-9]*\) *\([0-9][0-9]*\) *\([A-Z]\)[^ ]* *\(.*\)$/\1 \3 \4 \2/p' "$run/guest.log" >"$out/guest-ps.all"
+	lister=$(awk '$3 == "ps" { print $4 }' "$out/guest-ps.all")
+	awk -v l="${lister:-none}" '$3 != "ps" && $3 != "sed" && $1 != l' "$out/guest-ps.all" >"$out/guest-ps.txt"
+	missing=$(while read -r pid _ _ _; do
+		[[ $(j "$run/report.json" "any(t['pid'] == $pid for t in d['tasks']['list'])") == true ]] || echo "$pid"
+	done <"$out/guest-ps.txt" | tr '\n' ' ')
+	check tasks.every_guest_process "$(wc -l <"$out/guest-ps.txt") processes in the guest's ps listing (ps's own pipeline, pid ${lister:-?}, left out); missing from the report: ${missing:-none}" \
+		test -s "$out/guest-ps.txt" -a -z "$missing"
+	for want in "bpk-sleeper S" "bpk-dstate D"; do
+		comm=${want% *} state=${want#* }
+		guest=$(awk -v c="$comm" '$3 == c { print $2 }' "$out/guest-ps.txt" | head -1)
+		got=$(task_field "$run" "$comm" state)
+		check "tasks.state_$comm" "guest ps: ${guest:-none}, report: $got (made: $state)" \
+			test "$got" = "\"$state\"" -a "${guest:-}" = "$state"
+	done
+	# run 2's workload shell (started after the listing) waits for bpk-demo
+	got=$(task_field "$run" workload state)
+	check tasks.state_workload "report: $got (waiting in wait4 for bpk-demo: S)" test "$got" = '"S"'
+	dstack=$(task_field "$run" bpk-dstate stack)
+	check tasks.dstate_stack "$(j "$run/report.json" "[f['symbol'] for t in d['tasks']['list'] if t['comm'] == 'bpk-dstate' for f in t.get('stack', []) if f['symbol']][:4]")" \
+		grep -q '"schedule+0x[0-9a-f]*/0x[0-9a-f]*".*"direct_entry+' <<<"$dstack"
+	check tasks.dstate_in_text "$(grep -m1 '^-- D state' "$run/report.txt" || echo 'no D-state stack in report.txt')" \
+		grep -q '^-- D state (uninterruptible): pid [0-9]* ppid [0-9]* bpk-dstate, state D' "$run/report.txt"
+	wstack=$(task_field "$run" bpk-demo stack)
+	check tasks.workload_stack "$(j "$run/report.json" "[f['symbol'] for t in d['tasks']['list'] if t['comm'] == 'bpk-demo' for f in t.get('stack', []) if f['symbol']][:4]")" \
+		grep -q '"bpf_panic+0x.*"bpf_prog_[0-9a-f]*_syscall_errno+0x' <<<"$wstack"
+	check tasks.panicking_task_text "$(grep -m1 '^-- the panicking task' "$run/report.txt" || echo none)" \
+		grep -q '^-- the panicking task: pid [0-9]* ppid [0-9]* bpk-demo, state R' "$run/report.txt"
+	check tasks.state_counts "$(grep -m1 '^== Tasks (drgn)' "$run/report.txt" || echo none)" \
+		grep -qE '^== Tasks \(drgn\): [0-9]+ tasks: R [0-9]+, D 1, S [0-9]+' "$run/report.txt"
+	check tasks.cause "$(j "$run/report.json" "d['panic']['cause'], d['panic']['task']")" \
+		test "$(j "$run/report.json" "[d['panic']['cause'], d['panic']['task']['comm']]")" = '["trigger", "bpk-demo"]'
+	check tasks.crash_count_said "$(grep -m1 'DISAGREE task count' "$run/report.txt" || echo 'not said')" \
+		grep -q "DISAGREE task count: crash says [0-9]*, drgn says $total" "$run/report.txt"
+	bpf=$(j "$run/report.json" "[(p['name'], p['attach']) for p in d['bpf']['programs']]")
+	check tasks.bpf_program "$bpf" grep -qF '["syscall_errno", "raw_tp sys_exit"]' <<<"$bpf"
+	files=$(j "$run/report.json" "[f['path'] for p in d['processes'] if p['comm'] == 'bpk-demo' for f in p['files']]")
+	check tasks.open_files "bpk-demo: $files" grep -qF '"/tmp/bpk-demo"' <<<"$files"
+	# make drgn: the helpers answer from the same vmcore (lines on stdin)
+	printf '%s\n' 'print("fire", fire()["comm"], fire()["action"])' \
+		'print("D", [t.comm.string_().decode() for t in tasks(state="D")])' 'bt(tasks(comm="bpk-dstate")[0])' |
+		make -s drgn RUN="$run" >"$out/drgn-shell.out" 2>"$out/drgn-shell.err" || true
+	check drgn_shell.fire "$(grep -m1 "^fire " "$out/drgn-shell.out" || tail -1 "$out/drgn-shell.err")" \
+		grep -qx 'fire bpk-demo bpf_panic' "$out/drgn-shell.out"
+	check drgn_shell.tasks_D "$(grep -m1 '^D ' "$out/drgn-shell.out" || echo none)" grep -qx "D \['bpk-dstate'\]" "$out/drgn-shell.out"
+	check drgn_shell.bt "$(grep -m1 'schedule+' "$out/drgn-shell.out" || echo 'no stack')" \
+		grep -q '^#[0-9]* *direct_entry+0x' "$out/drgn-shell.out"
+fi
+
+# --- hung_task, fired through crash_kexec
+run_one hung --trigger hung_task --args "secs=2 comm=hanger" --workload triggers/examples/hung_task.sh --sysctl-off
+if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
+	fail hung.run "exit $rc: $(grep -m1 'error:' "$out/hung.out" || tail -1 "$out/hung.out")"
+else
+	pass hung.run "$run"
+	check hung.action "$(j "$run/report.json" "d['fire']['fields']['action'], d['panic']['message']")" \
+		test "$(j "$run/report.json" "[d['fire']['fields']['action'], d['panic']['message'], d['panic']['cause']]")" = '["crash_kexec", null, "trigger"]'
+fi
+
+# --- an oops, no trigger
+run_one oops --trigger none --workload tests/analysis/oops.sh
+if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
+	fail oops.run "exit $rc: $(grep -m1 'error:' "$out/oops.out" || tail -1 "$out/oops.out")"
+else
+	pass oops.run "$run"
+	check oops.cause "$(j "$run/report.json" "[d['panic']['cause'], d['panic']['cause_from'], d['fire']['record']]")" \
+		test "$(j "$run/report.json" "[d['panic']['cause'], d['fire']['record'], d['panic']['task']['comm']]")" = '["oops", false, "workload"]'
+	# oops_end() goes to crash_kexec() before panic(): no panic message;
+	# crash's PANIC is the Oops line, which drgn's oops lines must hold
+	check oops.lines "$(j "$run/report.json" "[d['panic']['message'], d['panic']['oops']]")" \
+		test "$(j "$run/report.json" "[d['panic']['message'], d['panic']['oops'][0], any(l.startswith('Oops: ') for l in d['panic']['oops'])]")" = '[null, "BUG: kernel NULL pointer dereference, address: 0000000000000000", true]'
+	check oops.crash_agrees "$(grep -m1 '^PANIC:' "$run/report.txt"); $(grep -c 'DISAGREE panic message' "$run/report.txt") panic message disagreement(s)" \
+		test "$(grep -c 'DISAGREE panic message' "$run/report.txt")" = 0 -a -n "$(grep -m1 '^PANIC: "Oops: ' "$run/report.txt")"
+fi
+
+# --- a failed run: no crash kernel, nothing armed
+run_one failed --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--workload triggers/examples/syscall_errno.sh --crashkernel none
+if [[ -z $run || ! -s $run/report.json ]]; then
+	fail failed.report_json "exit $rc, no report.json in ${run:-no run dir}"
+else
+	check failed.report_json "$(j "$run/report.json" "[d['run']['status'], d['run']['reason'], d['vmcore'], sorted(d['timings'])]")" \
+		test "$rc" = 1 -a "$(j "$run/report.json" "[d['run']['status'], d['vmcore'], d['panic'], 'qemu_wall_s' in d['timings'], len(d['run']['reason']) > 0]")" = '["failed", null, null, true, true]'
+fi
+
+# --- a vmcore each analyzer cannot open: copies of the tasks run
+if [[ -n ${tasks_run:-} && -s $tasks_run/vmcore ]]; then
+	# crash cannot: the vmcore cut at 95% (crash reads the memory section
+	# table at its end; drgn still reads the log)
+	cut=$out/cut/$(basename "$tasks_run")
+	mkdir -p "$cut"
+	cp "$tasks_run/run.meta" "$cut/"
+	head -c $(($(stat -c %s "$tasks_run/vmcore") * 95 / 100)) "$tasks_run/vmcore" >"$cut/vmcore"
+	rc=0
+	analysis/report.sh "$cut" >"$out/cut.out" 2>&1 || rc=$?
+	check cut.crash_failed_said "exit $rc: $(grep -m1 '^== crash part' "$cut/report.txt" 2>/dev/null || echo 'not said')" \
+		grep -q '^== crash part: FAILED: crash could not open' "$cut/report.txt"
+	check cut.drgn_part_kept "$(grep -m1 -A1 '^== Cause' "$cut/report.txt" | tr -s ' \n' ' ' || echo none)" \
+		grep -q '^   panic message (drgn, the dump.s log): Kernel panic - not syncing: bpf_panic trigger syscall_errno fired' "$cut/report.txt"
+	check cut.json "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['panic']['cause']]")" \
+		test "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['panic']['cause']]")" = '[false, true, "trigger"]'
+	# drgn cannot: VMCOREINFO's KERNELOFFSET renamed (crash finds the KASLR
+	# offset itself with --kaslr=auto; drgn needs it)
+	noko=$out/noko/$(basename "$tasks_run")
+	mkdir -p "$noko"
+	cp "$tasks_run/run.meta" "$noko/"
+	"$py" -c 'import sys
+b = open(sys.argv[1], "rb").read()
+n = b.count(b"\nKERNELOFFSET=")
+open(sys.argv[2], "wb").write(b.replace(b"\nKERNELOFFSET=", b"\nXERNELOFFSET="))
+sys.exit(n != 1)' "$tasks_run/vmcore" "$noko/vmcore" || fail noko.patch "KERNELOFFSET= not found once in the vmcore"
+	rc=0
+	analysis/report.sh "$noko" >"$out/noko.out" 2>&1 || rc=$?
+	check noko.drgn_failed_said "exit $rc: $(grep -m1 '^== drgn part' "$noko/report.txt" 2>/dev/null || echo 'not said')" \
+		grep -q '^== drgn part: FAILED: drgn cannot open' "$noko/report.txt"
+	check noko.crash_part_kept "$(grep -m1 '^PANIC:' "$noko/report.txt" || echo 'no PANIC'); $(grep -m1 -E '^ +comm=' "$noko/report.txt" || echo 'no fire record')" \
+		grep -qx '   comm=bpk-demo' "$noko/report.txt"
+	check noko.crash_bt_kept "$(grep -m1 '^PID:' "$noko/report.txt" || echo 'no bt')" \
+		grep -q '^PID: .*COMMAND: "bpk-demo"' "$noko/report.txt"
+	check noko.json "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['panic']['cause']]")" \
+		test "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['panic']['cause']]")" = '[true, false, "crash", "trigger"]'
+else
+	fail cut.setup "no vmcore from the tasks run to cut"
+fi
+
+# --- every report.json so far (this test's and the earlier tests' runs)
+mapfile -t reports < <(find "$build/test-out" -name report.json | sort)
+if ((${#reports[@]} == 0)); then
+	fail json.validates "no report.json found"
+else
+	rc=0
+	analysis/report-check.py "${reports[@]}" >"$out/check.txt" 2>&1 || rc=$?
+	kinds=$("$py" -c 'import json, sys
+kinds = set()
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    f = d["fire"]["fields"] or {}
+    kinds.add("failed" if d["run"]["status"] == "failed" else
+              f.get("action") if d["panic"] and d["panic"]["cause"] == "trigger" and f else
+              (d["panic"] or {}).get("cause", "?"))
+print(" ".join(sorted(str(k) for k in kinds)))' "${reports[@]}")
+	check json.validates "${#reports[@]} report.json, kinds: $kinds; $(grep -c '^invalid' "$out/check.txt") invalid $(grep -m1 -v '^ok ' "$out/check.txt" || true)" \
+		test "$rc" = 0 -a "$(grep -c '^ok ' "$out/check.txt")" = "${#reports[@]}"
+	for k in bpf_panic crash_kexec oops failed; do
+		check "json.kind_$k" "kinds validated: $kinds" grep -qw "$k" <<<"$kinds"
+	done
+	# the fire record, field by field, on every run where a trigger fired
+	"$py" -c 'import json, sys
+n = bad = 0
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    for m in d["fire"]["maps"]:
+        if not m["record"] or m["drgn"] is None or m["crash"] is None:
+            continue
+        n += 1
+        both = set(m["crash"]) & set(m["drgn"])
+        diff = [k for k in sorted(both) if m["crash"][k] != m["drgn"][k]]
+        fields = {"trigger", "pid", "tgid", "cpu", "comm", "action", "time_ns", "hit", "detail", "matches"}
+        if diff or not fields <= both:
+            bad += 1
+            mid = m["map_id"]
+            print(f"DIFF {p} map {mid}: differ {diff}, missing {sorted(fields - both)}")
+print(f"{n} fired records compared, {bad} differ")' "${reports[@]}" >"$out/fire-compare.txt"
+	compared=$(tail -1 "$out/fire-compare.txt")
+	check json.fire_crash_equals_drgn "$compared $(grep -m1 '^DIFF' "$out/fire-compare.txt" || true)" \
+		grep -qE '^[1-9][0-9]* fired records compared, 0 differ$' <<<"$compared"
+fi
+
+# --- hung_task: this test's run and the README example's (51), if it ran
+mapfile -t hung < <(find "$build/test-out" -path '*-hung_task/report.json' | sort)
+if ((${#hung[@]} == 0)); then
+	fail hung.report "no hung_task report.json"
+fi
+for h in "${hung[@]}"; do
+	r=$(dirname "$h")
+	name=hung.${r#"$build/test-out/"}
+	name=${name%%/*}
+	hpid=$(j "$h" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
+	check "$name.named_from_fire_record" "hung_pid $hpid; detail $(j "$h" "d['fire']['fields']['detail']")" \
+		grep -q "hung_pid=$hpid " <<<"$(j "$h" "d['fire']['fields']['detail']") "
+	check "$name.hung_task_D" "pid $hpid: $(j "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" \
+		test "$(j "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" = '[["hanger", "D"]]'
+	first=$(sed -n '/^== Tasks (drgn)/,$p' "$r/report.txt" | grep -m1 '^-- ' || true)
+	check "$name.hung_stack_first" "$first" grep -q "^-- hung task (fire record hung_pid=$hpid): pid $hpid ppid [0-9]* hanger, state D" <<<"$first"
+	stack=$(sed -n "/^-- hung task/,/^-- /p" "$r/report.txt" | grep -E '^   #' | head -6 | tr -s ' \n' ' ')
+	check "$name.hung_stack" "$stack" grep -q 'schedule+0x.* direct_entry+0x' <<<"$stack"
+done
