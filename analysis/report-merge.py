@@ -152,7 +152,7 @@ def crash_fire(path):
             out["time_ns"] = int(m.group(1)) * 10**9 + int(m.group(2)) if m else v
         elif k == "action":  # "none (dry run)" is FIRE_NONE
             out[k] = v.split(" ")[0]
-        elif re.fullmatch(r"\d+", v):
+        elif re.fullmatch(r"-?\d+", v):  # refused_ret is signed
             out[k] = int(v)
         else:
             out[k] = v

@@ -137,6 +137,8 @@ timings() {
 finish() { # finish: put report.txt in place, print it, exit 1 if a section failed
 	mv "$run/report.txt.tmp" "$run/report.txt"
 	cat "$run/report.txt"
+	# crash not opening the dump at all comes first: it says most
+	[[ -z $crash_error ]] || die "$crash_error (the report keeps what drgn found: $run/report.txt)"
 	if ((${#failed[@]})); then
 		local IFS=';'
 		die "the report of $run is incomplete, ${#failed[@]} section(s) failed:${failed[*]/#/ }"
@@ -182,7 +184,9 @@ elif [[ -s $work/fire-maps ]]; then
 	ask "$work/pass2.out" "${pass2[@]}" ||
 		fire_problem="crash stopped answering while reading the record: $(said "$work/pass2.out")"
 fi
+trap '' PIPE # crash may be gone: a failed write, not the end of this script
 printf 'q\n' 1>&"$to" 2>/dev/null || true
+trap - PIPE
 exec {to}>&-
 wait "$crash_pid" 2>/dev/null || true
 crash_pid=''

@@ -50,7 +50,7 @@ check disarm.on_again.refused_first "$(grep -m1 ' refused: ' "$run/guest.log" ||
 	grep -qxF "$refused_line" "$run/guest.log"
 check disarm.on_again.panicked "exit $rc; $(grep -m1 '^PANIC:' "$run/report.txt" || echo 'no PANIC line')" \
 	grep -qx 'PANIC: "Kernel panic - not syncing: bpf_panic trigger syscall_errno fired: '"$args"'"' "$run/report.txt"
-rec=$(sed -n '/^== Fire record/,/^$/p' "$run/report.txt")
+rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
 check disarm.on_again.record_hit_2 "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -s ' \n' ' ')" \
 	grep -qx '   hit=2' <<<"$rec"
 check disarm.on_again.record_refused_eperm "$(grep -E '^ +refused(_ret)?=' <<<"$rec" | tr -s ' \n' ' ')" \
