@@ -17,9 +17,7 @@ expected=(sysctl_default_off a.needs_flag b.loads.fentry b.loads.fexit b.loads.k
 	f.refused.xdp g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_with_cap_sys_boot)
 
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
-	--append "bpk.job=guard-checks" --timeout 180 \
-	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+boot_job "$initrd" guard-checks 180 || rc=$?
 if ((rc != 0)); then
 	fail guard.boot "qemu-run exited $rc; console tail: $(tail -3 "$out/console.log" | tr '\n' ' ')"
 	exit 1

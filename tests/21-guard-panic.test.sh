@@ -12,9 +12,7 @@ initrd=$build/guard-initramfs.cpio.gz
 msg=$(cat "$top/tests/guard/panic-message")
 
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
-	--append "bpk.job=guard-panic" --timeout 180 \
-	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+boot_job "$initrd" guard-panic 180 || rc=$?
 want="Kernel panic - not syncing: $msg"
 got=$(grep -a 'Kernel panic - not syncing' "$out/console.log" | head -1 | tr -d '\r' || true)
 # The console line may carry a printk timestamp prefix; compare what follows.

@@ -16,9 +16,7 @@ img=$build/trigger-test-initramfs.cpio.gz
 mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$img" \
-	--append "bpk.job=trigger-dry" --timeout 300 \
-	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+boot_job "$img" trigger-dry 300 || rc=$?
 ((rc == 0)) || fail triggers.boot "qemu-run exited $rc (console: $out/console.log)"
 bad=(func_not_in_btf func_returns_void tracepoint_missing uprobe_no_binary uprobe_no_symbol
 	unknown_trigger)

@@ -66,4 +66,9 @@ appliance/run.sh --trigger uprobe --args "target=/etc/bpk/workload:app_assert_fa
 	--workload "$build/examples/uprobe" --sysctl-off --runs "$out/fallback-uprobe" \
 	>"$out/fallback-uprobe.out" 2>&1 || rc=$?
 err=$(grep -m1 'error:' "$out/fallback-uprobe.out" || true)
-check fallback.uprobe_refused "exit $rc: $err" test "$rc" = 1 -a -z "${err##*cannot fire with crash_kexec*}"
+# an empty $err (no error line at all) must not pass
+if [[ $rc == 1 && $err == *"cannot fire with crash_kexec"* ]]; then
+	pass fallback.uprobe_refused "exit $rc: $err"
+else
+	fail fallback.uprobe_refused "exit $rc, want 1 and 'cannot fire with crash_kexec': ${err:-no error line}"
+fi
