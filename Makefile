@@ -192,12 +192,21 @@ run: $(RUN_DEPS)
 crash: $(FIRE_DECODE)
 	analysis/open-crash.sh $(RUN)
 
-# The trigger tests' guest: triggerctl, every example workload, the dry-run job.
+# bpk-probe: the trigger tests' own in-guest workloads (interrupted syscalls,
+# preempted tasks, a bounded D state ...); static, threads included.
+PROBE := $(BUILD)/tests/bpk-probe
+PROBE_SRCS := $(wildcard tests/triggers/probe/*.c tests/triggers/probe/*.h)
+$(PROBE): $(PROBE_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -pthread -o $@ $(filter %.c,$^)
+
+# The trigger tests' guest: triggerctl, every example workload, bpk-probe,
+# the dry-run job.
 TRIGGER_TEST_IMG := $(BUILD)/trigger-test-initramfs.cpio.gz
 EXAMPLE_SCRIPTS := $(wildcard triggers/examples/*.sh)
 $(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) \
-		$(EXAMPLE_BINS) $(EXAMPLE_SCRIPTS) tests/triggers/jobs/trigger-dry
-	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl \
+		$(EXAMPLE_BINS) $(EXAMPLE_SCRIPTS) $(PROBE) tests/triggers/jobs/trigger-dry
+	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl $(PROBE)=/bin/bpk-probe \
 		tests/triggers/jobs/trigger-dry=/etc/bpk/jobs/trigger-dry \
 		$(foreach e,$(EXAMPLE_SCRIPTS) $(EXAMPLE_BINS),$(e)=/examples/$(notdir $(e)))
 

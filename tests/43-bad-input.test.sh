@@ -57,6 +57,43 @@ one_line bad_input.param_func_name "func=do;reboot: not a kernel function name" 
 one_line bad_input.param_missing_required "trigger func_entry needs func=" "$tc" parse func_entry
 one_line bad_input.param_given_twice "errno: given twice" "$tc" parse syscall_errno syscall=openat errno=EIO errno=EAGAIN
 one_line bad_input.param_needs_value "syscall: needs a value" "$tc" parse syscall_errno syscall
+# numbers beyond what the kernel can hold are refused, not wrapped or cut
+one_line bad_input.param_pid_wraps "pid=4294967297: out of range (0-4194303" "$tc" parse proc_exit pid=4294967297
+one_line bad_input.param_pid_above_limit "pid=4194304: out of range (0-4194303" "$tc" parse proc_exit pid=4194304
+one_line bad_input.param_status_256 "status=256: out of range (0-255" "$tc" parse proc_exit status=256
+one_line bad_input.param_signal_65 "signal=65: unknown signal" "$tc" parse fatal_signal signal=65
+one_line bad_input.param_signal_0 "signal=0: unknown signal" "$tc" parse fatal_signal signal=0
+one_line bad_input.param_tp_syscall_unknown "tp=syscalls:sys_enter_opnat: no syscall opnat" \
+	"$tc" parse tracepoint tp=syscalls:sys_enter_opnat
+one_line bad_input.param_tp_syscall_table_name "the event of syscall fstat is sys_enter_newfstat" \
+	"$tc" parse tracepoint tp=syscalls:sys_enter_fstat
+one_line bad_input.param_tp_syscall_form "tp=syscalls:openat: not syscalls:sys_enter_NAME or syscalls:sys_exit_NAME" \
+	"$tc" parse tracepoint tp=syscalls:openat
+# parsed: "trigger k=v ...", canonical
+parsed() { # parsed NAME WANT TRIGGER ARGS...
+	local name=$1 want=$2 got
+	shift 2
+	got=$("$tc" parse "$@" 2>&1) || true
+	if [[ -n $got && $got == "$want" ]]; then
+		pass "bad_input.$name" "$got"
+	else
+		fail "bad_input.$name" "want '$want', got: ${got:-nothing}"
+	fi
+}
+parsed param_pid_max "proc_exit pid=4194303" proc_exit pid=4194303
+parsed param_status_255 "proc_exit status=255" proc_exit status=255
+# every signal has its name (libc's real-time numbering: SIGRTMIN is 34),
+# and a name and its number give the same canonical text
+for sig in SIGSTKFLT:16:SIGSTKFLT SIGPROF:27:SIGPROF SIGIO:29:SIGIO SIGPOLL:29:SIGIO \
+	SIGPWR:30:SIGPWR SIGWINCH:28:SIGWINCH SIGRTMIN:34:SIGRTMIN RTMIN+1:35:SIGRTMIN+1 \
+	SIGRTMAX-1:63:SIGRTMAX-1 SIGRTMAX:64:SIGRTMAX; do
+	IFS=: read -r name num canon <<<"$sig"
+	parsed "param_signal_$name" "fatal_signal signal=$canon" fatal_signal "signal=$name"
+	parsed "param_signal_${name}_by_number" "fatal_signal signal=$canon" fatal_signal "signal=$num"
+done
+parsed param_signal_32 "fatal_signal signal=32" fatal_signal signal=32
+parsed param_tp_syscall_exit "tracepoint tp=syscalls:sys_exit_newfstat" tracepoint tp=syscalls:sys_exit_newfstat
+
 check bad_input.param_by_number "$("$tc" parse syscall_errno syscall=257 errno=28)" \
 	test "$("$tc" parse syscall_errno syscall=257 errno=28)" = "syscall_errno syscall=openat errno=ENOSPC"
 

@@ -333,6 +333,33 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+/*
+ * Pin a trigger's own maps (the start times of syscall_slow, runq_latency
+ * ...) as map-<name> (bpffs refuses dots in names), so that `status` can show how full they are: a map
+ * that only grows is a leak that ends in a trigger that sees nothing.
+ */
+static int pin_own_maps(struct bpf_object *obj, const char *dir, char *err,
+			size_t errlen)
+{
+	struct bpf_map *map;
+	char path[300];
+	int rc;
+
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		snprintf(path, sizeof(path), "%s/map-%s", dir,
+			 bpf_map__name(map));
+		rc = bpf_map__pin(map, path);
+		if (rc) {
+			snprintf(err, errlen, "%s: pin failed: %s", path,
+				 strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		size_t errlen)
 {
@@ -446,6 +473,8 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		snprintf(err, errlen, "%s: cannot pin the state map", path);
 		goto fail_unpin;
 	}
+	if (pin_own_maps(obj, dir, err, errlen))
+		goto fail_unpin;
 	bpf_object__close(obj);
 	return 0;
 
@@ -493,4 +522,63 @@ int trigger_read_state(const char *name, struct trigger_state *state)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/* Number of keys in the pinned map at @path, or -errno. */
+static long count_keys(const char *path)
+{
+	__u8 key[64], next[64];
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	long n = 0;
+	int fd, rc;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	rc = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (rc || info.key_size > sizeof(key)) {
+		close(fd);
+		return rc ?: -EOVERFLOW;
+	}
+	for (rc = bpf_map_get_next_key(fd, NULL, next); !rc;
+	     rc = bpf_map_get_next_key(fd, key, next)) {
+		memcpy(key, next, info.key_size);
+		n++;
+	}
+	close(fd);
+	/* libbpf returns -errno; -ENOENT: past the last key */
+	return rc == -ENOENT ? n : rc;
+}
+
+int trigger_map_counts(const char *name, char *buf, size_t len)
+{
+	char dir[256], path[600];
+	struct dirent *de;
+	size_t used = 0;
+	DIR *d;
+
+	buf[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, name);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && used < len) {
+		long n;
+
+		if (strncmp(de->d_name, "map-", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = count_keys(path);
+		if (n < 0)
+			used += snprintf(buf + used, len - used, "%s%s=?(%s)",
+					 used ? " " : "", de->d_name + 4,
+					 strerror((int)-n));
+		else
+			used += snprintf(buf + used, len - used, "%s%s=%ld",
+					 used ? " " : "", de->d_name + 4, n);
+	}
+	closedir(d);
+	return 0;
 }

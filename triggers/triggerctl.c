@@ -132,6 +132,7 @@ static int cmd_arm(const char *name, int argc, char **argv)
 static int show_one(const char *name)
 {
 	struct trigger_state s;
+	char maps[256];
 	int err = trigger_read_state(name, &s);
 
 	if (err) {
@@ -143,10 +144,13 @@ static int show_one(const char *name)
 	       (unsigned long long)s.matches,
 	       memcmp(s.fire.magic, FIRE_MAGIC, 8) ? "no" : "yes");
 	if (!memcmp(s.fire.magic, FIRE_MAGIC, 8))
-		printf("%s record: hit=%llu pid=%u tgid=%u comm=%.16s cpu=%u action=%s %.128s\n",
-		       name, (unsigned long long)s.fire.hits, s.fire.pid,
-		       s.fire.tgid, s.fire.comm, s.fire.cpu,
+		printf("%s record: trigger=%.32s hit=%llu pid=%u tgid=%u comm=%.16s cpu=%u action=%s %.128s\n",
+		       name, s.fire.trigger, (unsigned long long)s.fire.hits,
+		       s.fire.pid, s.fire.tgid, s.fire.comm, s.fire.cpu,
 		       action_name(s.fire.action), s.fire.detail);
+	/* the trigger's own maps and their entries: a leak shows here */
+	if (!trigger_map_counts(name, maps, sizeof(maps)) && maps[0])
+		printf("%s maps: %s\n", name, maps);
 	return 0;
 }
 
