@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,8 +125,15 @@ static int set_var(struct rodata *r, const char *var, const void *val,
 		return 0;
 	}
 	if (size == sizeof(__u32)) {
-		__u32 v = (__u32) * (const long long *)val;
+		long long n = *(const long long *)val;
+		__u32 v = (__u32)n;
 
+		/* a 32-bit variable: refuse what would wrap (pid=2^32+1) */
+		if (n > UINT32_MAX || n < INT32_MIN) {
+			snprintf(err, errlen, "%lld does not fit in 32 bits",
+				 n);
+			return -1;
+		}
 		memcpy(dst, &v, sizeof(v));
 	} else if (size == sizeof(__u64)) {
 		memcpy(dst, val, sizeof(__u64));
