@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,39 +80,55 @@ static void *waker(void *arg)
 	return NULL;
 }
 
-/* CPU 0: a short burst every 40 ms, preempting the main thread's run. */
+/* CPU 0: woken through a pipe, a 1 ms burst: it preempts the main thread. */
+static int kick[2];
+
 static void *hog(void *arg)
 {
+	char c;
+
 	(void)arg;
 	if (pin_to_cpu(0) || set_comm("bpk-hog"))
 		return "setup";
-	while (!atomic_load(&stop)) {
-		if (sleep_ms(40))
-			return "sleep";
+	while (read(kick[0], &c, 1) == 1 && c == 'k')
 		spin_us(1000);
-	}
 	return NULL;
 }
 
-/* stale N: N times, wait on a futex (woken at once from CPU 1), then run
- * for 100 ms on CPU 0, where a hog preempts it every 40 ms for 1 ms.
- * Every real wait is about 1 ms; a measurement that starts at a wakeup
- * that came while the task was still on its CPU, and is only closed when
- * the task next gets the CPU, would include up to 40 ms of its own run.
+/* Voluntary context switches of the calling thread so far. */
+static long voluntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw;
+}
+
+/*
+ * stale N: wait on a futex again and again, woken at once from CPU 1 (or by
+ * its 2 ms timeout), until N of the waits returned without a voluntary
+ * context switch: the wakeup came before the thread left CPU 0. Some of
+ * those (not all: the waker may also have caught it before it was ready to
+ * sleep) are sched_wakeups of a task still on its CPU, and nothing ends the
+ * wait they start but the thread's next switch. After each, run for 150 ms,
+ * then wake a hog on CPU 0 that preempts the thread for 1 ms. Every real
+ * wait here is about 1 ms; a wait measured from such a wakeup to the next
+ * time the thread gets the CPU counts its 150 ms run as waiting.
  */
 int probe_stale(int argc, char **argv)
 {
 	pthread_t tw, th;
 	void *ew = NULL, *eh = NULL;
-	long n;
-	int rc;
+	long n, on_cpu = 0, waits = 0, before;
+	int rc, failed = 0;
 
 	if (argc != 2 || parse_ms(argv[1], &n)) {
-		fprintf(stderr, "usage: bpk-probe stale ITERATIONS\n");
+		fprintf(stderr, "usage: bpk-probe stale N\n");
 		return 1;
 	}
-	if (pin_to_cpu(0))
+	if (pin_to_cpu(0) || pipe(kick)) {
+		perror("bpk-probe stale: setup");
 		return 1;
+	}
 	rc = pthread_create(&tw, NULL, waker, NULL);
 	if (!rc)
 		rc = pthread_create(&th, NULL, hog, NULL);
@@ -123,29 +140,42 @@ int probe_stale(int argc, char **argv)
 	/* named after the threads exist: they are not this name */
 	if (set_comm("bpk-stale"))
 		return 1;
-	for (long i = 0; i < n; i++) {
-		atomic_store(&waiting, 1);
+	while (on_cpu < n && waits < 20000 && !failed) {
 		/* A timeout makes the kernel arm an hrtimer between queueing
 		 * the waiter and leaving the CPU: a wider window for a wakeup
-		 * that finds it still running. Timing out is not a failure.
+		 * that finds it still running. Timing out is no failure.
 		 */
 		struct timespec to = { 0, 2000000 };
 
-		if (futex(&word, FUTEX_WAIT_PRIVATE, 0, &to) &&
-		    errno != ETIMEDOUT && errno != EAGAIN) {
-			perror("bpk-probe stale: futex wait");
-			atomic_store(&stop, 1);
-			break;
-		}
+		before = voluntary_switches();
+		atomic_store(&waiting, 1);
+		rc = futex(&word, FUTEX_WAIT_PRIVATE, 0, &to);
 		atomic_store(&waiting, 0);
-		spin_us(100000);
+		waits++;
+		if (rc && errno != ETIMEDOUT) {
+			perror("bpk-probe stale: futex wait");
+			failed = 1;
+		} else if (before >= 0 && voluntary_switches() == before) {
+			on_cpu++;
+			spin_us(150000);
+			failed = write(kick[1], "k", 1) != 1;
+		}
 	}
 	atomic_store(&stop, 1);
-	if (pthread_join(tw, &ew) || pthread_join(th, &eh) || ew || eh) {
-		fprintf(stderr, "bpk-probe stale: a helper thread failed\n");
+	/* anything but 'k' ends the hog */
+	if (write(kick[1], "q", 1) != 1 || pthread_join(tw, &ew) ||
+	    pthread_join(th, &eh) || ew || eh || failed) {
+		fprintf(stderr, "bpk-probe stale: a thread failed\n");
 		return 1;
 	}
-	printf("stale: %ld futex waits, %d woken from CPU 1, 100 ms runs on CPU 0\n",
-	       n, atomic_load(&wakes));
+	if (on_cpu < n) {
+		fprintf(stderr,
+			"bpk-probe stale: only %ld of %ld waits woken before leaving the CPU, want %ld\n",
+			on_cpu, waits, n);
+		return 1;
+	}
+	printf("stale: %ld of %ld futex waits woken before leaving CPU 0 (%d from CPU 1), "
+	       "each followed by a 150 ms run\n",
+	       on_cpu, waits, atomic_load(&wakes));
 	return 0;
 }
