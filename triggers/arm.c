@@ -15,6 +15,9 @@
 
 #include "arm.h"
 #include "fire.h"
+#include "names.h"
+#include "sysctl.h"
+#include "tracefs.h"
 
 #ifndef BPF_F_DESTRUCTIVE
 #error "build against the patched kernel's UAPI header (BPF_F_DESTRUCTIVE)"
@@ -171,38 +174,131 @@ static int set_params(struct rodata *r, const struct arm_args *a, char *err,
 	return 0;
 }
 
-/* The BTF target of an ATTACH_BTF trigger: a function, or for a tp_btf
- * program "category:name" -> "name" (libbpf adds the btf_trace_ prefix).
- */
+/* The BTF target of an ATTACH_BTF trigger on a function: its name. */
 static const char *btf_target(const struct arm_args *a, char *buf, size_t len)
 {
-	const char *text = args_get(a, a->trigger->attach_param)->text;
-	const char *colon = strchr(text, ':');
-
-	snprintf(buf, len, "%s", colon ? colon + 1 : text);
+	snprintf(buf, len, "%s", args_get(a, a->trigger->attach_param)->text);
 	return buf;
 }
 
-/* func_error's fexit program must know how wide the return value is. */
+/*
+ * func_error's fexit program must know how wide the return value is: above
+ * its size the register holds what the function left there. A type that
+ * cannot hold -1 .. -4095 (void, bool, an unsigned char or short, a struct)
+ * is refused.
+ */
 static int set_ret_bytes(struct btf *btf, int func_id, struct rodata *ro,
 			 const char *key, const char *text, char *err,
 			 size_t errlen)
 {
-	const struct btf_type *proto;
-	long long ret;
+	const struct btf_type *proto, *rt;
+	long long bytes;
 	size_t size;
+	int id;
 
 	if (!rodata_var(ro, "cfg_ret_bytes", &size))
 		return 0;
 	proto = btf__type_by_id(btf, btf__type_by_id(btf, func_id)->type);
-	ret = proto->type ? btf__resolve_size(btf, proto->type) : 0;
-	if (ret <= 0) {
+	if (!proto->type) {
 		snprintf(err, errlen,
 			 "%s=%s returns void: it cannot return an error", key,
 			 text);
 		return -1;
 	}
-	return set_var(ro, "cfg_ret_bytes", &ret, 0, 0, err, errlen);
+	/* through typedefs, const and volatile */
+	id = btf__resolve_type(btf, proto->type);
+	rt = id < 0 ? NULL : btf__type_by_id(btf, id);
+	bytes = id < 0 ? 0 : btf__resolve_size(btf, id);
+	if (rt && btf_is_int(rt) && (btf_int_encoding(rt) & BTF_INT_BOOL)) {
+		snprintf(err, errlen,
+			 "%s=%s returns bool: it cannot return an error", key,
+			 text);
+		return -1;
+	}
+	if (rt && btf_is_int(rt) && !(btf_int_encoding(rt) & BTF_INT_SIGNED) &&
+	    bytes < 4) {
+		snprintf(
+			err, errlen,
+			"%s=%s returns an unsigned %lld-byte value: it cannot hold an error",
+			key, text, bytes);
+		return -1;
+	}
+	if (!rt || !(btf_is_int(rt) || btf_is_enum(rt) || btf_is_ptr(rt)) ||
+	    (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) {
+		snprintf(
+			err, errlen,
+			"%s=%s returns no integer or pointer: it cannot return an error",
+			key, text);
+		return -1;
+	}
+	if (btf_is_ptr(rt))
+		printf("note: %s=%s returns a pointer: an ERR_PTR() is an error, "
+		       "NULL is not\n",
+		       key, text);
+	return set_var(ro, "cfg_ret_bytes", &bytes, 0, 0, err, errlen);
+}
+
+/*
+ * tp=category:name: the category and the event must exist in tracefs, the
+ * kernel's list (a tp_btf program is attached by name alone, so a wrong
+ * category would go unnoticed). syscalls:sys_enter_NAME / sys_exit_NAME are
+ * events of raw_syscalls' two tracepoints, not tracepoints of their own:
+ * for them the program on sys_enter or sys_exit that keeps only that
+ * syscall is loaded, else the generic one, pointed at the tracepoint.
+ */
+static int set_tracepoint(struct bpf_object *obj, struct btf *btf,
+			  struct rodata *ro, const char *key, const char *text,
+			  char *err, size_t errlen)
+{
+	const char *name = strchr(text, ':') + 1, *sys = NULL, *keep;
+	char cat[ARG_TEXT_LEN], tp[ARG_TEXT_LEN + 16], why[256];
+	struct bpf_program *prog;
+	long long nr = -1;
+	long num;
+	int rc;
+
+	snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - text), text);
+	if (tracefs_event_check(cat, name, why, sizeof(why))) {
+		snprintf(err, errlen, "%s=%s: %s", key, text, why);
+		return -1;
+	}
+	sys = syscall_event_name(text);
+	if (sys && !name_lookup(syscall_entries, sys, &num)) {
+		nr = num;
+		keep = strncmp(name, "sys_enter_", 10) ? "tracepoint_sys_exit" :
+							 "tracepoint_sys_enter";
+	} else if (sys) {
+		snprintf(err, errlen, "%s=%s: no syscall %s on x86_64", key,
+			 text, sys);
+		return -1;
+	} else {
+		snprintf(tp, sizeof(tp), "btf_trace_%s", name);
+		if (btf__find_by_name_kind(btf, tp, BTF_KIND_TYPEDEF) < 0) {
+			snprintf(
+				err, errlen,
+				"%s=%s: an event, but no BTF tracepoint %s to attach to",
+				key, text, tp);
+			return -1;
+		}
+		keep = "tracepoint";
+	}
+	if (set_var(ro, "cfg_syscall", &nr, 0, 0, err, errlen))
+		return -1;
+	bpf_object__for_each_program(prog, obj) {
+		if (strcmp(bpf_program__name(prog), keep)) {
+			rc = bpf_program__set_autoload(prog, false);
+		} else {
+			rc = sys ? 0 :
+				   bpf_program__set_attach_target(prog, 0,
+								  name);
+		}
+		if (rc) {
+			snprintf(err, errlen, "%s=%s: cannot attach there: %s",
+				 key, text, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -216,7 +312,7 @@ static int set_targets(struct bpf_object *obj, struct rodata *ro,
 	const char *key = t->attach_param;
 	const char *text = key ? args_get(a, key)->text : NULL;
 	struct bpf_program *prog;
-	char name[ARG_TEXT_LEN], tp[ARG_TEXT_LEN + 16];
+	char name[ARG_TEXT_LEN];
 	struct btf *btf;
 	int id, rc = 0;
 
@@ -241,27 +337,21 @@ static int set_targets(struct bpf_object *obj, struct rodata *ro,
 			 strerror(errno));
 		return -1;
 	}
-	btf_target(a, name, sizeof(name));
 	if (strchr(text, ':')) {
-		snprintf(tp, sizeof(tp), "btf_trace_%s", name);
-		if (btf__find_by_name_kind(btf, tp, BTF_KIND_TYPEDEF) < 0) {
-			snprintf(err, errlen,
-				 "%s=%s: no tracepoint %s in this kernel", key,
-				 text, name);
-			rc = -1;
-		}
+		rc = set_tracepoint(obj, btf, ro, key, text, err, errlen);
+		btf__free(btf);
+		return rc;
+	}
+	btf_target(a, name, sizeof(name));
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (id < 0) {
+		snprintf(err, errlen,
+			 "%s=%s: not a function in this kernel's BTF (inlined, "
+			 "or not built in?)",
+			 key, text);
+		rc = -1;
 	} else {
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-		if (id < 0) {
-			snprintf(
-				err, errlen,
-				"%s=%s: not a function in this kernel's BTF (inlined, "
-				"or not built in?)",
-				key, text);
-			rc = -1;
-		} else {
-			rc = set_ret_bytes(btf, id, ro, key, text, err, errlen);
-		}
+		rc = set_ret_bytes(btf, id, ro, key, text, err, errlen);
 	}
 	btf__free(btf);
 	if (rc)
@@ -277,29 +367,23 @@ static int set_targets(struct bpf_object *obj, struct rodata *ro,
 	return 0;
 }
 
-/* Write a trigger's sysctl (hung_task: kernel.hung_task_timeout_secs). */
-static int set_sysctl(const struct arm_args *a, char *err, size_t errlen)
+/* Set a trigger's sysctl (hung_task: kernel.hung_task_timeout_secs), the
+ * value it had kept in @dir for disarm.
+ */
+static int set_sysctl(const struct arm_args *a, const char *dir, char *err,
+		      size_t errlen)
 {
 	const struct trigger_def *t = a->trigger;
 	const char *val;
-	FILE *f;
+	char why[384];
 
 	if (!t->sysctl_path)
 		return 0;
 	val = args_get(a, t->sysctl_param)->text;
-	f = fopen(t->sysctl_path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s=%s: cannot open %s: %s",
-			 t->sysctl_param, val, t->sysctl_path, strerror(errno));
+	if (sysctl_save_and_set(t->sysctl_path, val, dir, why, sizeof(why))) {
+		snprintf(err, errlen, "%s=%s: %s", t->sysctl_param, val, why);
 		return -1;
 	}
-	/* the handler runs when the write reaches the kernel, at fclose() */
-	if (fprintf(f, "%s\n", val) < 0 || fclose(f)) {
-		snprintf(err, errlen, "%s=%s: %s refused it: %s",
-			 t->sysctl_param, val, t->sysctl_path, strerror(errno));
-		return -1;
-	}
-	printf("set %s = %s\n", t->sysctl_path, val);
 	return 0;
 }
 
@@ -321,24 +405,6 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 		return bpf_program__attach_uprobe_opts(prog, -1, path, 0,
 						       &opts);
 	}
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 /*
@@ -385,10 +451,24 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 
 	libbpf_set_print(keep_libbpf_log);
 	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, t->name);
-	if (!access(dir, F_OK)) {
-		snprintf(err, errlen,
-			 "trigger %s is already armed (%s); disarm it first",
-			 t->name, dir);
+	/*
+	 * The pin directory is the lock: mkdir() is atomic, so of two arms at
+	 * once exactly one creates it and the other is told the trigger is
+	 * armed, before it loads anything. From here on, every failure
+	 * removes the directory and what is in it (trigger_disarm).
+	 */
+	if (mkdir(PIN_ROOT, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	if (mkdir(dir, 0700)) {
+		if (errno == EEXIST)
+			snprintf(
+				err, errlen,
+				"trigger %s is already armed (%s); disarm it first",
+				t->name, dir);
+		else
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	bytes = t->elf_bytes(&size);
@@ -396,7 +476,7 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	if (!obj) {
 		snprintf(err, errlen, "cannot open BPF object of %s: %s",
 			 t->name, strerror(errno));
-		return -1;
+		goto fail;
 	}
 
 	snprintf(msg, sizeof(msg), "bpf_panic trigger %s fired: %s", t->name,
@@ -426,8 +506,6 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 			 t->name);
 		goto fail;
 	}
-	if (set_sysctl(a, err, errlen))
-		goto fail;
 
 	/* Only a program that may call bpf_panic() carries the flag: a stock
 	 * kernel does not know it, and the kfunc path does not need it.
@@ -449,19 +527,17 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		goto fail;
 	}
 
-	rc = mkdir_p(dir);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
-		goto fail;
-	}
 	bpf_object__for_each_program(prog, obj) {
-		struct bpf_link *link = attach_one(prog, a);
+		struct bpf_link *link;
 
+		if (!bpf_program__autoload(prog))
+			continue;
+		link = attach_one(prog, a);
 		if (!link) {
 			snprintf(err, errlen, "attaching %s/%s failed: %s",
 				 t->name, bpf_program__name(prog),
 				 strerror(errno));
-			goto fail_unpin;
+			goto fail;
 		}
 		snprintf(path, sizeof(path), "%s/link%d", dir, n++);
 		rc = bpf_link__pin(link, path);
@@ -469,7 +545,7 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 			snprintf(err, errlen, "%s: pin failed: %s", path,
 				 strerror(-rc));
 			bpf_link__destroy(link);
-			goto fail_unpin;
+			goto fail;
 		}
 		/* the pin holds it now */
 		bpf_link__disconnect(link);
@@ -479,22 +555,25 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	snprintf(path, sizeof(path), "%s/state", dir);
 	if (!state || (rc = bpf_map__pin(state, path))) {
 		snprintf(err, errlen, "%s: cannot pin the state map", path);
-		goto fail_unpin;
+		goto fail;
 	}
 	if (pin_own_maps(obj, dir, err, errlen))
-		goto fail_unpin;
+		goto fail;
+	/* last: a failure before this leaves the sysctl untouched */
+	if (set_sysctl(a, dir, err, errlen))
+		goto fail;
 	bpf_object__close(obj);
 	return 0;
 
-fail_unpin:
-	trigger_disarm(t->name);
 fail:
+	trigger_disarm(t->name);
 	bpf_object__close(obj);
 	return -1;
 }
 
 int trigger_disarm(const char *name)
 {
+	const struct trigger_def *t;
 	char dir[256], path[600];
 	struct dirent *de;
 	DIR *d;
@@ -504,6 +583,10 @@ int trigger_disarm(const char *name)
 	d = opendir(dir);
 	if (!d)
 		return -errno;
+	/* first, while its saved value is still pinned */
+	t = trigger_find(name);
+	if (t && t->sysctl_path)
+		err = sysctl_restore(t->sysctl_path, dir);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;

@@ -19,6 +19,7 @@
 #include "fire.h"
 #include "params.h"
 #include "preflight.h"
+#include "sysctl.h"
 #include "table.h"
 
 #define ERRLEN 512
@@ -131,8 +132,9 @@ static int cmd_arm(const char *name, int argc, char **argv)
 
 static int show_one(const char *name)
 {
+	const struct trigger_def *t;
 	struct trigger_state s;
-	char maps[256];
+	char maps[256], dir[256], saved[SYSCTL_VALUE_LEN];
 	int err = trigger_read_state(name, &s);
 
 	if (err) {
@@ -151,6 +153,11 @@ static int show_one(const char *name)
 	/* the trigger's own maps and their entries: a leak shows here */
 	if (!trigger_map_counts(name, maps, sizeof(maps)) && maps[0])
 		printf("%s maps: %s\n", name, maps);
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, name);
+	t = trigger_find(name);
+	if (t && t->sysctl_path && !sysctl_saved(dir, saved, sizeof(saved)))
+		printf("%s sysctl: %s was %s, disarm puts it back\n", name,
+		       t->sysctl_path, saved);
 	return 0;
 }
 
