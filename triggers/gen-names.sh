@@ -33,4 +33,5 @@ done
 	echo '	{ 0, 0 }'
 	echo '};'
 } >"$out.tmp"
-mv "$out.tmp" "$out"
+# write-if-changed: the same tables rebuild nothing
+if cmp -s "$out.tmp" "$out"; then rm "$out.tmp"; else mv "$out.tmp" "$out"; fi
