@@ -57,6 +57,9 @@ one_line bad_input.param_func_name "func=do;reboot: not a kernel function name" 
 one_line bad_input.param_missing_required "trigger func_entry needs func=" "$tc" parse func_entry
 one_line bad_input.param_given_twice "errno: given twice" "$tc" parse syscall_errno syscall=openat errno=EIO errno=EAGAIN
 one_line bad_input.param_needs_value "syscall: needs a value" "$tc" parse syscall_errno syscall
+# a trigger's name, never a path (disarm empties the directory it names)
+one_line bad_input.disarm_not_a_trigger "unknown trigger '../../tmp'" "$tc" disarm ../../tmp
+one_line bad_input.status_not_a_trigger "unknown trigger '../x'" "$tc" status ../x
 # numbers beyond what the kernel can hold are refused, not wrapped or cut
 one_line bad_input.param_pid_wraps "pid=4294967297: out of range (0-4194303" "$tc" parse proc_exit pid=4294967297
 one_line bad_input.param_pid_above_limit "pid=4194304: out of range (0-4194303" "$tc" parse proc_exit pid=4194304

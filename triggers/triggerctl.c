@@ -167,6 +167,12 @@ static int cmd_status(const char *only)
 	DIR *d;
 	int rc = 0, n = 0;
 
+	if (only && !trigger_find(only)) {
+		fprintf(stderr,
+			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
+			only);
+		return 2;
+	}
 	if (only)
 		return show_one(only);
 	d = opendir(PIN_ROOT);
@@ -193,8 +199,16 @@ static int cmd_status(const char *only)
 
 static int cmd_disarm(const char *name)
 {
-	int err = trigger_disarm(name);
+	int err;
 
+	/* a trigger's name, never a path: disarm empties a directory */
+	if (!trigger_find(name)) {
+		fprintf(stderr,
+			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
+			name);
+		return 2;
+	}
+	err = trigger_disarm(name);
 	if (err) {
 		fprintf(stderr, "triggerctl: disarm %s: %s\n", name,
 			err == -ENOENT ? "not armed" : strerror(-err));
