@@ -109,10 +109,10 @@ static long voluntary_switches(void)
  * context switch: the wakeup came before the thread left CPU 0. Some of
  * those (not all: the waker may also have caught it before it was ready to
  * sleep) are sched_wakeups of a task still on its CPU, and nothing ends the
- * wait they start but the thread's next switch. After each, run for 150 ms,
+ * wait they start but the thread's next switch. After each, run for 500 ms,
  * then wake a hog on CPU 0 that preempts the thread for 1 ms. Every real
  * wait here is about 1 ms; a wait measured from such a wakeup to the next
- * time the thread gets the CPU counts its 150 ms run as waiting.
+ * time the thread gets the CPU counts its 500 ms run as waiting.
  */
 int probe_stale(int argc, char **argv)
 {
@@ -157,7 +157,7 @@ int probe_stale(int argc, char **argv)
 			failed = 1;
 		} else if (before >= 0 && voluntary_switches() == before) {
 			on_cpu++;
-			spin_us(150000);
+			spin_us(500000);
 			failed = write(kick[1], "k", 1) != 1;
 		}
 	}
@@ -175,7 +175,7 @@ int probe_stale(int argc, char **argv)
 		return 1;
 	}
 	printf("stale: %ld of %ld futex waits woken before leaving CPU 0 (%d from CPU 1), "
-	       "each followed by a 150 ms run\n",
+	       "each followed by a 500 ms run\n",
 	       on_cpu, waits, atomic_load(&wakes));
 	return 0;
 }
