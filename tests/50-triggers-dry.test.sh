@@ -26,7 +26,7 @@ boot_job "$img" trigger-dry 300 || rc=$?
 ((rc == 0)) || fail triggers.boot "qemu-run exited $rc (console: $out/console.log)"
 bad=(func_not_in_btf func_returns_void func_returns_bool tracepoint_missing tracepoint_category
 	uprobe_no_binary uprobe_no_symbol unknown_trigger)
-more=(syscall_errno.eintr syscall_errno.eintr_any syscall_errno.restart_is_no_error
+more=(func_error.pointer_note func_error.err_ptr syscall_errno.eintr syscall_errno.eintr_any syscall_errno.restart_is_no_error
 	syscall_errno.negative_success syscall_slow.exit_leaves_nothing
 	syscall_slow.renamed_in_syscall fatal_signal.realtime fatal_signal.sigterm
 	tracepoint.syscalls runq_latency.preempted runq_latency.no_run_time hung_task.bounded
