@@ -24,6 +24,7 @@ KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	$(wildcard kernel-series/*.patch)
 KERNEL := $(BUILD)/kernel
 KERNEL_OK := $(BUILD)/kernel.ok
+KERNEL_STAMP := $(BUILD)/kernel.stamp
 KHDR := $(KERNEL)/src/tools/include/uapi
 
 .PHONY: all deps kernel check-series guard test clean distclean
@@ -36,11 +37,18 @@ $(BUILD)/deps.ok: Makefile lib/install-deps.sh
 	touch $@
 
 # The patched kernel: bzImage, vmlinux and the patched tree, behind a symlink
-# into the cache. build-kernel.sh answers from the cache when nothing changed.
+# into the cache. build-kernel.sh answers from the cache, keyed by the
+# inputs' content, when nothing changed. kernel.ok names the cache entry and
+# is rewritten only when that changes (write-if-changed, as makedumpfile-opts
+# below): a touched input reruns build-kernel.sh, but rebuilds nothing that
+# depends on the kernel. kernel.stamp records when the inputs were checked.
 kernel: $(KERNEL_OK)
-$(KERNEL_OK): $(KERNEL_INPUTS) | $(BUILD)/deps.ok
+$(KERNEL_STAMP): $(KERNEL_INPUTS) | $(BUILD)/deps.ok
 	kernel-series/build-kernel.sh $(KERNEL)
-	touch $@
+	@readlink -f $(KERNEL) | cmp -s - $(KERNEL_OK) || readlink -f $(KERNEL) > $(KERNEL_OK)
+	@touch $@
+$(KERNEL_OK): $(KERNEL_STAMP)
+	@test -s $@ || readlink -f $(KERNEL) > $@
 
 # Slow (three incremental kernel builds): the tree builds after each patch.
 check-series: $(KERNEL_OK)
@@ -71,9 +79,18 @@ TRIGGERCTL := $(TB)/triggerctl
 .PHONY: triggers
 triggers: $(TRIGGERCTL)
 
-$(TB)/vmlinux.h: $(KERNEL_OK)
+# Generated from the kernel, write-if-changed: the same BTF (or syscall
+# table) leaves every BPF object (or triggerctl) alone. A .stamp records the
+# generation, so that an unchanged file older than kernel.ok is not
+# generated again on every make.
+$(TB)/vmlinux.h.stamp: $(KERNEL_OK)
 	@mkdir -p $(@D)
-	bpftool btf dump file $(KERNEL)/vmlinux format c > $@
+	bpftool btf dump file $(KERNEL)/vmlinux format c > $(TB)/vmlinux.h.tmp
+	@if cmp -s $(TB)/vmlinux.h.tmp $(TB)/vmlinux.h; then rm $(TB)/vmlinux.h.tmp; \
+	else mv $(TB)/vmlinux.h.tmp $(TB)/vmlinux.h; fi
+	@touch $@
+$(TB)/vmlinux.h: $(TB)/vmlinux.h.stamp
+	@test -s $@ || bpftool btf dump file $(KERNEL)/vmlinux format c > $@
 
 $(TB)/%.bpf.o: triggers/%.bpf.c triggers/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
 	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers -c $< -o $@
@@ -81,9 +98,12 @@ $(TB)/%.bpf.o: triggers/%.bpf.c triggers/trigger.bpf.h triggers/fire.h $(TB)/vml
 $(TB)/%.skel.h: $(TB)/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@
 
-$(TB)/names-gen.c: triggers/gen-names.sh $(KERNEL_OK)
+$(TB)/names-gen.stamp: triggers/gen-names.sh $(KERNEL_OK)
 	@mkdir -p $(@D)
-	triggers/gen-names.sh $(KERNEL)/src $@
+	triggers/gen-names.sh $(KERNEL)/src $(TB)/names-gen.c
+	@touch $@
+$(TB)/names-gen.c: $(TB)/names-gen.stamp
+	@test -s $@ || triggers/gen-names.sh $(KERNEL)/src $@
 
 # Static, so that the same binary runs in the guest and (list) on the host.
 $(TRIGGERCTL): $(TRIGGERCTL_SRCS) $(wildcard triggers/*.h) $(TRIGGER_SKELS)
@@ -122,34 +142,6 @@ $(ROOT_IMG): appliance/mkinitramfs.sh appliance/guest/init $(wildcard appliance/
 
 .PHONY: FORCE
 FORCE:
-
-# --- benchmarks (make bench): guest programs and the trigger-cost image
-BB := $(BUILD)/bench
-BENCH_BINS := $(BB)/dirty $(BB)/dirty-hold $(BB)/hotloop $(BB)/empty-loader
-$(BB)/dirty: bench/guest/dirty.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -static -o $@ $<
-$(BB)/dirty-hold: bench/guest/dirty.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DHOLD -static -o $@ $<
-$(BB)/hotloop: bench/guest/hotloop.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -static -o $@ $<
-$(BB)/empty.bpf.o: bench/guest/empty.bpf.c $(TB)/vmlinux.h
-	@mkdir -p $(@D)
-	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -c $< -o $@
-$(BB)/empty.skel.h: $(BB)/empty.bpf.o
-	bpftool gen skeleton $< name empty_bpf > $@
-$(BB)/empty-loader: bench/guest/empty-loader.c $(BB)/empty.skel.h
-	$(CC) $(CFLAGS) -I$(BB) -static -o $@ $< -lbpf -lelf -lz
-$(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) $(BENCH_BINS) \
-		bench/guest/jobs/bench-cost
-	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl bench/guest/jobs/bench-cost=/etc/bpk/jobs/bench-cost \
-		$(foreach b,$(BENCH_BINS),$(b)=/bench/$(notdir $(b)))
-
-.PHONY: bench
-bench: $(RUN_DEPS) $(BENCH_BINS) $(BB)/cost.cpio.gz
-	bench/run-bench.sh
 
 # --- host side: the collector and the report's fire-record decoder
 CB := $(BUILD)/collector
@@ -210,12 +202,50 @@ crash: $(FIRE_DECODE)
 drgn: $(BUILD)/deps.ok
 	analysis/open-drgn.sh $(RUN)
 
-# The trigger tests' guest: triggerctl, every example workload, the dry-run job.
+# --- benchmarks (make bench): guest programs and the trigger-cost image.
+# After RUN_DEPS: a rule's prerequisites are expanded when it is read.
+BB := $(BUILD)/bench
+BENCH_BINS := $(BB)/dirty $(BB)/dirty-hold $(BB)/hotloop $(BB)/empty-loader
+$(BB)/dirty: bench/guest/dirty.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+$(BB)/dirty-hold: bench/guest/dirty.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DHOLD -static -o $@ $<
+$(BB)/hotloop: bench/guest/hotloop.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+$(BB)/empty.bpf.o: bench/guest/empty.bpf.c $(TB)/vmlinux.h
+	@mkdir -p $(@D)
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -c $< -o $@
+$(BB)/empty.skel.h: $(BB)/empty.bpf.o
+	bpftool gen skeleton $< name empty_bpf > $@
+$(BB)/empty-loader: bench/guest/empty-loader.c $(BB)/empty.skel.h
+	$(CC) $(CFLAGS) -I$(BB) -static -o $@ $< -lbpf -lelf -lz
+$(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) $(BENCH_BINS) \
+		bench/guest/jobs/bench-cost
+	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl bench/guest/jobs/bench-cost=/etc/bpk/jobs/bench-cost \
+		$(foreach b,$(BENCH_BINS),$(b)=/bench/$(notdir $(b)))
+
+.PHONY: bench
+bench: $(RUN_DEPS) $(BENCH_BINS) $(BB)/cost.cpio.gz
+	bench/run-bench.sh
+
+# bpk-probe: the trigger tests' own in-guest workloads (interrupted syscalls,
+# preempted tasks, a bounded D state ...); static, threads included.
+PROBE := $(BUILD)/tests/bpk-probe
+PROBE_SRCS := $(wildcard tests/triggers/probe/*.c tests/triggers/probe/*.h)
+$(PROBE): $(PROBE_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -pthread -o $@ $(filter %.c,$^)
+
+# The trigger tests' guest: triggerctl, every example workload, bpk-probe,
+# the dry-run job.
 TRIGGER_TEST_IMG := $(BUILD)/trigger-test-initramfs.cpio.gz
 EXAMPLE_SCRIPTS := $(wildcard triggers/examples/*.sh)
 $(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) \
-		$(EXAMPLE_BINS) $(EXAMPLE_SCRIPTS) tests/triggers/jobs/trigger-dry
-	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl \
+		$(EXAMPLE_BINS) $(EXAMPLE_SCRIPTS) $(PROBE) tests/triggers/jobs/trigger-dry
+	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl $(PROBE)=/bin/bpk-probe \
 		tests/triggers/jobs/trigger-dry=/etc/bpk/jobs/trigger-dry \
 		$(foreach e,$(EXAMPLE_SCRIPTS) $(EXAMPLE_BINS),$(e)=/examples/$(notdir $(e)))
 

@@ -12,9 +12,7 @@ initrd=$build/guard-initramfs.cpio.gz
 
 t0=$(now_ms)
 rc=0
-"$run" --kernel "$kernel/bzImage" --initrd "$initrd" --append "bpk.job=sleep-forever" \
-	--timeout 25 --console "$out/console.log" --port "results=$out/results.txt" \
-	2>"$out/stderr.log" || rc=$?
+boot_job "$initrd" sleep-forever 25 2>"$out/stderr.log" || rc=$?
 dt=$(($(now_ms) - t0))
 msg=$(grep 'did not finish' "$out/stderr.log" || true)
 check harness.timeout_kills_qemu "exit $rc after $(fmt_ms "$dt"): ${msg:-no timeout message}" \
@@ -24,17 +22,7 @@ check harness.guest_was_running "the job had started: $(grep -c 'sleeping foreve
 left=$(pgrep -f -- "-serial file:$out/console.log" || true)
 check harness.no_qemu_left "QEMU processes on this console: ${left:-none}" test -z "$left"
 
-bad() { # bad NAME WANT-IN-MESSAGE ARGS...
-	local name=$1 want=$2 rc=0 msg
-	shift 2
-	msg=$("$run" "$@" 2>&1 >/dev/null) || rc=$?
-	if ((rc != 0)) && [[ $(wc -l <<<"$msg") -eq 1 && $msg == *"$want"* ]]; then
-		pass "harness.bad_input.$name" "exit $rc: $msg"
-	else
-		fail "harness.bad_input.$name" "exit $rc: $msg"
-	fi
-}
-bad missing_kernel "nonexistent: kernel image not found" --kernel /nonexistent --initrd "$initrd" --console "$out/c"
-bad bad_accel "--accel 'fast'" --kernel "$kernel/bzImage" --initrd "$initrd" --console "$out/c" --accel fast
-bad bad_timeout "--timeout 'soon'" --kernel "$kernel/bzImage" --initrd "$initrd" --console "$out/c" --timeout soon
-bad unknown_arg "unknown argument '--frobnicate'" --frobnicate
+one_line harness.bad_input.missing_kernel "nonexistent: kernel image not found" "$run" --kernel /nonexistent --initrd "$initrd" --console "$out/c"
+one_line harness.bad_input.bad_accel "--accel 'fast'" "$run" --kernel "$kernel/bzImage" --initrd "$initrd" --console "$out/c" --accel fast
+one_line harness.bad_input.bad_timeout "--timeout 'soon'" "$run" --kernel "$kernel/bzImage" --initrd "$initrd" --console "$out/c" --timeout soon
+one_line harness.bad_input.unknown_arg "unknown argument '--frobnicate'" "$run" --frobnicate

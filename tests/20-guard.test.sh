@@ -20,9 +20,7 @@ expected=(sysctl_default_off l.fdinfo_destructive m.load_warning l.fdinfo_not_de
 	j.disarm_returns_eperm)
 
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
-	--append "bpk.job=guard-checks" --timeout 180 \
-	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+boot_job "$initrd" guard-checks 180 || rc=$?
 if ((rc != 0)); then
 	fail guard.boot "qemu-run exited $rc; console tail: $(tail -3 "$out/console.log" | tr '\n' ' ')"
 	exit 1

@@ -14,9 +14,8 @@ initrd=$build/guard-initramfs.cpio.gz
 loads=${BPK_RACE_LOADS:-10000}
 
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
-	--append "bpk.job=guard-race bpk.loads=$loads" --timeout 300 \
-	--console "$out/console.log" --port "results=$out/results.txt" || rc=$?
+# the job's own parameter rides on its kernel command line argument
+boot_job "$initrd" "guard-race bpk.loads=$loads" 300 || rc=$?
 check race.guest_finished "qemu-run exit $rc; $(grep -m1 '^JOB-EXIT' "$out/results.txt" || echo 'no JOB-EXIT line')" \
 	test "$rc" = 0
 guest_results "$out/results.txt" guard race.documented_outcomes race.flips_interleaved race.flipper_ok

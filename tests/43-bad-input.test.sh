@@ -6,68 +6,97 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 fresh_out
 
-# one_line NAME WANT CMD...: CMD fails, with exactly one stderr line containing WANT
-one_line() {
-	local name=$1 want=$2 rc=0 msg
-	shift 2
-	msg=$("$@" 2>&1 >/dev/null) || rc=$?
-	if ((rc != 0)) && [[ $(wc -l <<<"$msg") -eq 1 && $msg == *"$want"* ]]; then
-		pass "bad_input.$name" "exit $rc: $msg"
-	else
-		fail "bad_input.$name" "exit $rc: $msg"
-	fi
-}
 run=$top/appliance/run.sh
 runs=$out/runs
 
-one_line unknown_trigger "unknown trigger 'nosuch'" "$run" --trigger nosuch --runs "$runs"
-one_line bad_trigger_arg "syscall=opnat: unknown x86_64 syscall" \
+one_line bad_input.unknown_trigger "unknown trigger 'nosuch'" "$run" --trigger nosuch --runs "$runs"
+one_line bad_input.bad_trigger_arg "syscall=opnat: unknown x86_64 syscall" \
 	"$run" --trigger syscall_errno --args "syscall=opnat" --runs "$runs"
-one_line unknown_trigger_key "colour: unknown parameter of trigger syscall_errno" \
+one_line bad_input.unknown_trigger_key "colour: unknown parameter of trigger syscall_errno" \
 	"$run" --trigger syscall_errno --args "syscall=openat colour=red" --runs "$runs"
-one_line missing_kernel "kernel not built" \
+one_line bad_input.missing_kernel "kernel not built" \
 	env BUILD="$out/no-build" "$run" --trigger syscall_errno --runs "$runs"
-one_line missing_workload "/nonexistent/wl: workload not found" \
+one_line bad_input.missing_workload "/nonexistent/wl: workload not found" \
 	"$run" --trigger syscall_errno --args "syscall=openat" --workload /nonexistent/wl --runs "$runs"
-one_line bad_crashkernel "--crashkernel 'lots'" \
+one_line bad_input.bad_crashkernel "--crashkernel 'lots'" \
 	"$run" --trigger syscall_errno --args "syscall=openat" --crashkernel lots --runs "$runs"
 check bad_input.nothing_filed "runs dir: $(find "$runs" -mindepth 1 2>/dev/null | wc -l) entries" \
 	test -z "$(find "$runs" -mindepth 1 2>/dev/null)"
 
-one_line report_missing_run "/nonexistent/run: not a readable run directory" \
+one_line bad_input.report_missing_run "/nonexistent/run: not a readable run directory" \
 	"$top/analysis/report.sh" /nonexistent/run
 mkdir -p "$out/unreadable" && chmod 000 "$out/unreadable"
 if ((EUID == 0)); then
 	# root reads anything: a run dir that is not one stands in for it
-	one_line report_not_a_run "no run.meta" "$top/analysis/report.sh" "$out/unreadable"
+	one_line bad_input.report_not_a_run "no run.meta" "$top/analysis/report.sh" "$out/unreadable"
 else
-	one_line report_unreadable_run "not a readable run directory" "$top/analysis/report.sh" "$out/unreadable"
+	one_line bad_input.report_unreadable_run "not a readable run directory" "$top/analysis/report.sh" "$out/unreadable"
 fi
 chmod 755 "$out/unreadable"
 mkdir -p "$out/failed-run" && printf 'status=failed\nreason=the guest refused to arm: x\n' >"$out/failed-run/run.meta"
-one_line report_run_without_vmcore "no vmcore to open (run status: failed: the guest refused to arm: x)" \
+one_line bad_input.report_run_without_vmcore "no vmcore to open (run status: failed: the guest refused to arm: x)" \
 	"$top/analysis/report.sh" "$out/failed-run"
-one_line crash_missing_run "/nonexistent/run: not a readable run directory" \
+one_line bad_input.crash_missing_run "/nonexistent/run: not a readable run directory" \
 	"$top/analysis/open-crash.sh" /nonexistent/run
-one_line collect_missing_staging "/nonexistent/stage/console.log" \
+one_line bad_input.collect_missing_staging "/nonexistent/stage/console.log" \
 	"$build/collector/bpk-collect" --staging /nonexistent/stage --runs "$runs" --trigger x
-one_line collect_bad_trigger_name "--trigger '../x': not a trigger name" \
+one_line bad_input.collect_bad_trigger_name "--trigger '../x': not a trigger name" \
 	"$build/collector/bpk-collect" --staging "$out" --runs "$runs" --trigger ../x
 
 # Trigger parameters are checked before anything is loaded (here: on the host).
 tc=$build/triggers/triggerctl
-one_line param_bad_signal "signal=SIGFOO: unknown signal" "$tc" parse fatal_signal signal=SIGFOO
-one_line param_errno_number_unknown "errno=9999: unknown errno" "$tc" parse syscall_errno syscall=openat errno=9999
-one_line param_count_zero "count=0: not a whole number >= 1" "$tc" parse proc_exit count=0
-one_line param_count_text "count=many: not a whole number >= 1" "$tc" parse proc_exit count=many
-one_line param_flag_value "dry_run=2: a flag is given alone" "$tc" parse proc_exit dry_run=2
-one_line param_comm_too_long "longer than 15 characters" "$tc" parse proc_exit comm=a-very-long-command-name
-one_line param_uprobe_target "target=main: not /path/to/binary:symbol" "$tc" parse uprobe target=main
-one_line param_tracepoint "tp=sched_switch: not category:name" "$tc" parse tracepoint tp=sched_switch
-one_line param_func_name "func=do;reboot: not a kernel function name" "$tc" parse func_entry "func=do;reboot"
-one_line param_missing_required "trigger func_entry needs func=" "$tc" parse func_entry
-one_line param_given_twice "errno: given twice" "$tc" parse syscall_errno syscall=openat errno=EIO errno=EAGAIN
-one_line param_needs_value "syscall: needs a value" "$tc" parse syscall_errno syscall
+one_line bad_input.param_bad_signal "signal=SIGFOO: unknown signal" "$tc" parse fatal_signal signal=SIGFOO
+one_line bad_input.param_errno_number_unknown "errno=9999: unknown errno" "$tc" parse syscall_errno syscall=openat errno=9999
+one_line bad_input.param_count_zero "count=0: not a whole number >= 1" "$tc" parse proc_exit count=0
+one_line bad_input.param_count_text "count=many: not a whole number >= 1" "$tc" parse proc_exit count=many
+one_line bad_input.param_flag_value "dry_run=2: a flag is given alone" "$tc" parse proc_exit dry_run=2
+one_line bad_input.param_comm_too_long "longer than 15 characters" "$tc" parse proc_exit comm=a-very-long-command-name
+one_line bad_input.param_uprobe_target "target=main: not /path/to/binary:symbol" "$tc" parse uprobe target=main
+one_line bad_input.param_tracepoint "tp=sched_switch: not category:name" "$tc" parse tracepoint tp=sched_switch
+one_line bad_input.param_func_name "func=do;reboot: not a kernel function name" "$tc" parse func_entry "func=do;reboot"
+one_line bad_input.param_missing_required "trigger func_entry needs func=" "$tc" parse func_entry
+one_line bad_input.param_given_twice "errno: given twice" "$tc" parse syscall_errno syscall=openat errno=EIO errno=EAGAIN
+one_line bad_input.param_needs_value "syscall: needs a value" "$tc" parse syscall_errno syscall
+# a trigger's name, never a path (disarm empties the directory it names)
+one_line bad_input.disarm_not_a_trigger "unknown trigger '../../tmp'" "$tc" disarm ../../tmp
+one_line bad_input.status_not_a_trigger "unknown trigger '../x'" "$tc" status ../x
+# numbers beyond what the kernel can hold are refused, not wrapped or cut
+one_line bad_input.param_pid_wraps "pid=4294967297: out of range (0-4194303" "$tc" parse proc_exit pid=4294967297
+one_line bad_input.param_pid_above_limit "pid=4194304: out of range (0-4194303" "$tc" parse proc_exit pid=4194304
+one_line bad_input.param_status_256 "status=256: out of range (0-255" "$tc" parse proc_exit status=256
+one_line bad_input.param_signal_65 "signal=65: unknown signal" "$tc" parse fatal_signal signal=65
+one_line bad_input.param_signal_0 "signal=0: unknown signal" "$tc" parse fatal_signal signal=0
+one_line bad_input.param_tp_syscall_unknown "tp=syscalls:sys_enter_opnat: no syscall opnat" \
+	"$tc" parse tracepoint tp=syscalls:sys_enter_opnat
+one_line bad_input.param_tp_syscall_table_name "the event of syscall fstat is sys_enter_newfstat" \
+	"$tc" parse tracepoint tp=syscalls:sys_enter_fstat
+one_line bad_input.param_tp_syscall_form "tp=syscalls:openat: not syscalls:sys_enter_NAME or syscalls:sys_exit_NAME" \
+	"$tc" parse tracepoint tp=syscalls:openat
+# parsed: "trigger k=v ...", canonical
+parsed() { # parsed NAME WANT TRIGGER ARGS...
+	local name=$1 want=$2 got
+	shift 2
+	got=$("$tc" parse "$@" 2>&1) || true
+	if [[ -n $got && $got == "$want" ]]; then
+		pass "bad_input.$name" "$got"
+	else
+		fail "bad_input.$name" "want '$want', got: ${got:-nothing}"
+	fi
+}
+parsed param_pid_max "proc_exit pid=4194303" proc_exit pid=4194303
+parsed param_status_255 "proc_exit status=255" proc_exit status=255
+# every signal has its name (libc's real-time numbering: SIGRTMIN is 34),
+# and a name and its number give the same canonical text
+for sig in SIGSTKFLT:16:SIGSTKFLT SIGPROF:27:SIGPROF SIGIO:29:SIGIO SIGPOLL:29:SIGIO \
+	SIGPWR:30:SIGPWR SIGWINCH:28:SIGWINCH SIGRTMIN:34:SIGRTMIN RTMIN+1:35:SIGRTMIN+1 \
+	SIGRTMAX-1:63:SIGRTMAX-1 SIGRTMAX:64:SIGRTMAX; do
+	IFS=: read -r name num canon <<<"$sig"
+	parsed "param_signal_$name" "fatal_signal signal=$canon" fatal_signal "signal=$name"
+	parsed "param_signal_${name}_by_number" "fatal_signal signal=$canon" fatal_signal "signal=$num"
+done
+parsed param_signal_32 "fatal_signal signal=32" fatal_signal signal=32
+parsed param_tp_syscall_exit "tracepoint tp=syscalls:sys_exit_newfstat" tracepoint tp=syscalls:sys_exit_newfstat
+
 check bad_input.param_by_number "$("$tc" parse syscall_errno syscall=257 errno=28)" \
 	test "$("$tc" parse syscall_errno syscall=257 errno=28)" = "syscall_errno syscall=openat errno=ENOSPC"
 

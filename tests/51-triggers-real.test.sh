@@ -10,6 +10,13 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
+# first FILE REGEX: the first line of FILE matching REGEX, or what is missing
+# (a check's detail names what it observed, never nothing)
+first() {
+	[[ -r $1 ]] || { echo "no $1"; return; }
+	grep -m1 -E "$2" "$1" || echo "no line like '$2' in $1"
+}
+
 runs=$out/runs
 mkdir -p "$runs"
 mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
@@ -33,11 +40,19 @@ for name in "${names[@]}"; do
 		continue
 	fi
 	pass "real.$name.run" "$run"
-	rec=$(sed -n '/^== Fire record/,/^$/p' "$run/report.txt")
-	check "real.$name.fire_record" "$(grep -E '^ +(trigger|comm|action|detail)=' <<<"$rec" | tr -s ' \n' ' ')" \
+	rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
+	fields=$(grep -E '^ +(trigger|comm|action|detail)=' <<<"$rec" | tr -s ' \n' ' ' || true)
+	check "real.$name.fire_record" "${fields:-no fire record in $run/report.txt}" \
 		grep -qx "   trigger=$name" <<<"$rec"
-	check "real.$name.panic_message" "$(grep -m1 '^PANIC:' "$run/report.txt")" \
+	check "real.$name.panic_message" "$(first "$run/report.txt" '^PANIC:')" \
 		grep -q "^PANIC: \"Kernel panic - not syncing: bpf_panic trigger $name fired: " "$run/report.txt"
+	if [[ $name == cpu_hog ]]; then
+		# the perf_event path: bpf_panic() called from the sampling event's
+		# overflow handler (under TCG a timer interrupt, not an NMI)
+		bt=$(sed -n '/^== Backtrace of the panicking task (crash bt)/,/^$/p' "$run/report.txt")
+		check real.cpu_hog.perf_event_path "$(grep -oE 'bpf_panic|bpf_overflow_handler|__perf_event_overflow|perf_swevent_hrtimer' <<<"$bt" | tr '\n' ' ' || true)" \
+			test "$(grep -oE 'bpf_panic|bpf_overflow_handler|__perf_event_overflow|perf_swevent_hrtimer' <<<"$bt" | tr '\n' ' ' || true)" = "bpf_panic bpf_overflow_handler __perf_event_overflow perf_swevent_hrtimer "
+	fi
 done
 
 # The fallback: sysctl off, so triggerctl check picks crash_kexec.
@@ -46,24 +61,29 @@ appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT com
 	--workload triggers/examples/syscall_errno.sh --sysctl-off --runs "$out/fallback" \
 	>"$out/fallback.out" 2>&1 || rc=$?
 run=$(find "$out/fallback" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
-check fallback.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/fallback.out")" \
+check fallback.run_succeeds "exit $rc: $(first "$out/fallback.out" 'error:|run filed')" \
 	test "$rc" = 0 -a -n "$run"
 if [[ -n $run && -r $run/report.txt ]]; then
-	check fallback.check_picked_kfunc "$(grep -m1 'fire action' "$run/guest.log")" \
+	check fallback.check_picked_kfunc "$(first "$run/guest.log" 'fire action')" \
 		grep -Eq 'fire action +crash_kexec' "$run/guest.log"
-	check fallback.record_action "$(grep -m1 -E '^ +action=' "$run/report.txt")" \
+	check fallback.record_action "$(first "$run/report.txt" '^ +action=')" \
 		grep -qx '   action=crash_kexec' "$run/report.txt"
 	# crash_kexec() does not panic: crash has no panic message to show
-	check fallback.no_panic_message "$(grep -m1 '^PANIC:' "$run/report.txt")" \
+	check fallback.no_panic_message "$(first "$run/report.txt" '^PANIC:')" \
 		grep -qx 'PANIC: ""' "$run/report.txt"
-	check fallback.record_trigger "$(grep -m1 -E '^ +trigger=' "$run/report.txt")" \
+	check fallback.record_trigger "$(first "$run/report.txt" '^ +trigger=')" \
 		grep -qx '   trigger=syscall_errno' "$run/report.txt"
 else
-	fail fallback.report "no report"
+	fail fallback.report "no report: ${run:-no run filed under $out/fallback}"
 fi
 rc=0
 appliance/run.sh --trigger uprobe --args "target=/etc/bpk/workload:app_assert_failed" \
 	--workload "$build/examples/uprobe" --sysctl-off --runs "$out/fallback-uprobe" \
 	>"$out/fallback-uprobe.out" 2>&1 || rc=$?
 err=$(grep -m1 'error:' "$out/fallback-uprobe.out" || true)
-check fallback.uprobe_refused "exit $rc: $err" test "$rc" = 1 -a -z "${err##*cannot fire with crash_kexec*}"
+# an empty $err (no error line at all) must not pass
+if [[ $rc == 1 && $err == *"cannot fire with crash_kexec"* ]]; then
+	pass fallback.uprobe_refused "exit $rc: $err"
+else
+	fail fallback.uprobe_refused "exit $rc, want 1 and 'cannot fire with crash_kexec': ${err:-no error line}"
+fi

@@ -31,6 +31,32 @@ check() {
 	if "$@"; then pass "$name" "$detail"; else fail "$name" "$detail"; fi
 }
 
+# one_line NAME WANT CMD...: bad input is refused with one line. PASS when
+# CMD exits non-zero and its stderr is exactly one line containing WANT;
+# the line names what was observed (exit status and message) either way.
+one_line() {
+	local name=$1 want=$2 rc=0 msg
+	shift 2
+	msg=$("$@" 2>&1 >/dev/null) || rc=$?
+	if ((rc != 0)) && [[ -n $msg && $(wc -l <<<"$msg") -eq 1 && $msg == *"$want"* ]]; then
+		pass "$name" "exit $rc: $msg"
+	else
+		fail "$name" "exit $rc, want one line with '$want': ${msg:-no message}"
+	fi
+}
+
+# boot_job INITRD JOB TIMEOUT [QEMU-RUN ARGS...]: boot our kernel with INITRD
+# under appliance/qemu-run.sh and run its job JOB (bpk.job=), the serial
+# console in $out/console.log and the job's output (virtio port "results")
+# in $out/results.txt. Returns qemu-run's exit status.
+boot_job() {
+	local initrd=$1 job=$2 timeout=$3
+	shift 3
+	"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
+		--append "bpk.job=$job" --timeout "$timeout" \
+		--console "$out/console.log" --port "results=$out/results.txt" "$@"
+}
+
 # fresh_out: an empty output directory for this test script
 fresh_out() {
 	rm -rf "$out"

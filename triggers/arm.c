@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,9 @@
 
 #include "arm.h"
 #include "fire.h"
+#include "names.h"
+#include "sysctl.h"
+#include "tracefs.h"
 
 #ifndef BPF_F_DESTRUCTIVE
 #error "build against the patched kernel's UAPI header (BPF_F_DESTRUCTIVE)"
@@ -126,8 +130,15 @@ static int set_var(struct rodata *r, const char *var, const void *val,
 		return 0;
 	}
 	if (size == sizeof(__u32)) {
-		__u32 v = (__u32) * (const long long *)val;
+		long long n = *(const long long *)val;
+		__u32 v = (__u32)n;
 
+		/* a 32-bit variable: refuse what would wrap (pid=2^32+1) */
+		if (n > UINT32_MAX || n < INT32_MIN) {
+			snprintf(err, errlen, "%lld does not fit in 32 bits",
+				 n);
+			return -1;
+		}
 		memcpy(dst, &v, sizeof(v));
 	} else if (size == sizeof(__u64)) {
 		memcpy(dst, val, sizeof(__u64));
@@ -165,38 +176,131 @@ static int set_params(struct rodata *r, const struct arm_args *a, char *err,
 	return 0;
 }
 
-/* The BTF target of an ATTACH_BTF trigger: a function, or for a tp_btf
- * program "category:name" -> "name" (libbpf adds the btf_trace_ prefix).
- */
+/* The BTF target of an ATTACH_BTF trigger on a function: its name. */
 static const char *btf_target(const struct arm_args *a, char *buf, size_t len)
 {
-	const char *text = args_get(a, a->trigger->attach_param)->text;
-	const char *colon = strchr(text, ':');
-
-	snprintf(buf, len, "%s", colon ? colon + 1 : text);
+	snprintf(buf, len, "%s", args_get(a, a->trigger->attach_param)->text);
 	return buf;
 }
 
-/* func_error's fexit program must know how wide the return value is. */
+/*
+ * func_error's fexit program must know how wide the return value is: above
+ * its size the register holds what the function left there. A type that
+ * cannot hold -1 .. -4095 (void, bool, an unsigned char or short, a struct)
+ * is refused.
+ */
 static int set_ret_bytes(struct btf *btf, int func_id, struct rodata *ro,
 			 const char *key, const char *text, char *err,
 			 size_t errlen)
 {
-	const struct btf_type *proto;
-	long long ret;
+	const struct btf_type *proto, *rt;
+	long long bytes;
 	size_t size;
+	int id;
 
 	if (!rodata_var(ro, "cfg_ret_bytes", &size))
 		return 0;
 	proto = btf__type_by_id(btf, btf__type_by_id(btf, func_id)->type);
-	ret = proto->type ? btf__resolve_size(btf, proto->type) : 0;
-	if (ret <= 0) {
+	if (!proto->type) {
 		snprintf(err, errlen,
 			 "%s=%s returns void: it cannot return an error", key,
 			 text);
 		return -1;
 	}
-	return set_var(ro, "cfg_ret_bytes", &ret, 0, 0, err, errlen);
+	/* through typedefs, const and volatile */
+	id = btf__resolve_type(btf, proto->type);
+	rt = id < 0 ? NULL : btf__type_by_id(btf, id);
+	bytes = id < 0 ? 0 : btf__resolve_size(btf, id);
+	if (rt && btf_is_int(rt) && (btf_int_encoding(rt) & BTF_INT_BOOL)) {
+		snprintf(err, errlen,
+			 "%s=%s returns bool: it cannot return an error", key,
+			 text);
+		return -1;
+	}
+	if (rt && btf_is_int(rt) && !(btf_int_encoding(rt) & BTF_INT_SIGNED) &&
+	    bytes < 4) {
+		snprintf(
+			err, errlen,
+			"%s=%s returns an unsigned %lld-byte value: it cannot hold an error",
+			key, text, bytes);
+		return -1;
+	}
+	if (!rt || !(btf_is_int(rt) || btf_is_enum(rt) || btf_is_ptr(rt)) ||
+	    (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) {
+		snprintf(
+			err, errlen,
+			"%s=%s returns no integer or pointer: it cannot return an error",
+			key, text);
+		return -1;
+	}
+	if (btf_is_ptr(rt))
+		printf("note: %s=%s returns a pointer: an ERR_PTR() is an error, "
+		       "NULL is not\n",
+		       key, text);
+	return set_var(ro, "cfg_ret_bytes", &bytes, 0, 0, err, errlen);
+}
+
+/*
+ * tp=category:name: the category and the event must exist in tracefs, the
+ * kernel's list (a tp_btf program is attached by name alone, so a wrong
+ * category would go unnoticed). syscalls:sys_enter_NAME / sys_exit_NAME are
+ * events of raw_syscalls' two tracepoints, not tracepoints of their own:
+ * for them the program on sys_enter or sys_exit that keeps only that
+ * syscall is loaded, else the generic one, pointed at the tracepoint.
+ */
+static int set_tracepoint(struct bpf_object *obj, struct btf *btf,
+			  struct rodata *ro, const char *key, const char *text,
+			  char *err, size_t errlen)
+{
+	const char *name = strchr(text, ':') + 1, *sys = NULL, *keep;
+	char cat[ARG_TEXT_LEN], tp[ARG_TEXT_LEN + 16], why[256];
+	struct bpf_program *prog;
+	long long nr = -1;
+	long num;
+	int rc;
+
+	snprintf(cat, sizeof(cat), "%.*s", (int)(name - 1 - text), text);
+	if (tracefs_event_check(cat, name, why, sizeof(why))) {
+		snprintf(err, errlen, "%s=%s: %s", key, text, why);
+		return -1;
+	}
+	sys = syscall_event_name(text);
+	if (sys && !name_lookup(syscall_entries, sys, &num)) {
+		nr = num;
+		keep = strncmp(name, "sys_enter_", 10) ? "tracepoint_sys_exit" :
+							 "tracepoint_sys_enter";
+	} else if (sys) {
+		snprintf(err, errlen, "%s=%s: no syscall %s on x86_64", key,
+			 text, sys);
+		return -1;
+	} else {
+		snprintf(tp, sizeof(tp), "btf_trace_%s", name);
+		if (btf__find_by_name_kind(btf, tp, BTF_KIND_TYPEDEF) < 0) {
+			snprintf(
+				err, errlen,
+				"%s=%s: an event, but no BTF tracepoint %s to attach to",
+				key, text, tp);
+			return -1;
+		}
+		keep = "tracepoint";
+	}
+	if (set_var(ro, "cfg_syscall", &nr, 0, 0, err, errlen))
+		return -1;
+	bpf_object__for_each_program(prog, obj) {
+		if (strcmp(bpf_program__name(prog), keep)) {
+			rc = bpf_program__set_autoload(prog, false);
+		} else {
+			rc = sys ? 0 :
+				   bpf_program__set_attach_target(prog, 0,
+								  name);
+		}
+		if (rc) {
+			snprintf(err, errlen, "%s=%s: cannot attach there: %s",
+				 key, text, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -210,7 +314,7 @@ static int set_targets(struct bpf_object *obj, struct rodata *ro,
 	const char *key = t->attach_param;
 	const char *text = key ? args_get(a, key)->text : NULL;
 	struct bpf_program *prog;
-	char name[ARG_TEXT_LEN], tp[ARG_TEXT_LEN + 16];
+	char name[ARG_TEXT_LEN];
 	struct btf *btf;
 	int id, rc = 0;
 
@@ -235,27 +339,21 @@ static int set_targets(struct bpf_object *obj, struct rodata *ro,
 			 strerror(errno));
 		return -1;
 	}
-	btf_target(a, name, sizeof(name));
 	if (strchr(text, ':')) {
-		snprintf(tp, sizeof(tp), "btf_trace_%s", name);
-		if (btf__find_by_name_kind(btf, tp, BTF_KIND_TYPEDEF) < 0) {
-			snprintf(err, errlen,
-				 "%s=%s: no tracepoint %s in this kernel", key,
-				 text, name);
-			rc = -1;
-		}
+		rc = set_tracepoint(obj, btf, ro, key, text, err, errlen);
+		btf__free(btf);
+		return rc;
+	}
+	btf_target(a, name, sizeof(name));
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	if (id < 0) {
+		snprintf(err, errlen,
+			 "%s=%s: not a function in this kernel's BTF (inlined, "
+			 "or not built in?)",
+			 key, text);
+		rc = -1;
 	} else {
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
-		if (id < 0) {
-			snprintf(
-				err, errlen,
-				"%s=%s: not a function in this kernel's BTF (inlined, "
-				"or not built in?)",
-				key, text);
-			rc = -1;
-		} else {
-			rc = set_ret_bytes(btf, id, ro, key, text, err, errlen);
-		}
+		rc = set_ret_bytes(btf, id, ro, key, text, err, errlen);
 	}
 	btf__free(btf);
 	if (rc)
@@ -271,29 +369,23 @@ static int set_targets(struct bpf_object *obj, struct rodata *ro,
 	return 0;
 }
 
-/* Write a trigger's sysctl (hung_task: kernel.hung_task_timeout_secs). */
-static int set_sysctl(const struct arm_args *a, char *err, size_t errlen)
+/* Set a trigger's sysctl (hung_task: kernel.hung_task_timeout_secs), the
+ * value it had kept in @dir for disarm.
+ */
+static int set_sysctl(const struct arm_args *a, const char *dir, char *err,
+		      size_t errlen)
 {
 	const struct trigger_def *t = a->trigger;
 	const char *val;
-	FILE *f;
+	char why[384];
 
 	if (!t->sysctl_path)
 		return 0;
 	val = args_get(a, t->sysctl_param)->text;
-	f = fopen(t->sysctl_path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s=%s: cannot open %s: %s",
-			 t->sysctl_param, val, t->sysctl_path, strerror(errno));
+	if (sysctl_save_and_set(t->sysctl_path, val, dir, why, sizeof(why))) {
+		snprintf(err, errlen, "%s=%s: %s", t->sysctl_param, val, why);
 		return -1;
 	}
-	/* the handler runs when the write reaches the kernel, at fclose() */
-	if (fprintf(f, "%s\n", val) < 0 || fclose(f)) {
-		snprintf(err, errlen, "%s=%s: %s refused it: %s",
-			 t->sysctl_param, val, t->sysctl_path, strerror(errno));
-		return -1;
-	}
-	printf("set %s = %s\n", t->sysctl_path, val);
 	return 0;
 }
 
@@ -392,21 +484,30 @@ static int attach_cpu_clock(struct bpf_program *prog, const char *dir, int *n,
 	return 0;
 }
 
-static int mkdir_p(const char *path)
+/*
+ * Pin a trigger's own maps (the start times of syscall_slow, runq_latency
+ * ...) as map-<name> (bpffs refuses dots in names), so that `status` can show how full they are: a map
+ * that only grows is a leak that ends in a trigger that sees nothing.
+ */
+static int pin_own_maps(struct bpf_object *obj, const char *dir, char *err,
+			size_t errlen)
 {
-	char buf[256];
+	struct bpf_map *map;
+	char path[300];
+	int rc;
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__is_internal(map))
 			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
+		snprintf(path, sizeof(path), "%s/map-%s", dir,
+			 bpf_map__name(map));
+		rc = bpf_map__pin(map, path);
+		if (rc) {
+			snprintf(err, errlen, "%s: pin failed: %s", path,
+				 strerror(-rc));
+			return -1;
+		}
 	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -errno;
 	return 0;
 }
 
@@ -427,10 +528,24 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 
 	libbpf_set_print(keep_libbpf_log);
 	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, t->name);
-	if (!access(dir, F_OK)) {
-		snprintf(err, errlen,
-			 "trigger %s is already armed (%s); disarm it first",
-			 t->name, dir);
+	/*
+	 * The pin directory is the lock: mkdir() is atomic, so of two arms at
+	 * once exactly one creates it and the other is told the trigger is
+	 * armed, before it loads anything. From here on, every failure
+	 * removes the directory and what is in it (trigger_disarm).
+	 */
+	if (mkdir(PIN_ROOT, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	if (mkdir(dir, 0700)) {
+		if (errno == EEXIST)
+			snprintf(
+				err, errlen,
+				"trigger %s is already armed (%s); disarm it first",
+				t->name, dir);
+		else
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	bytes = t->elf_bytes(&size);
@@ -438,7 +553,7 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	if (!obj) {
 		snprintf(err, errlen, "cannot open BPF object of %s: %s",
 			 t->name, strerror(errno));
-		return -1;
+		goto fail;
 	}
 
 	snprintf(msg, sizeof(msg), "bpf_panic trigger %s fired: %s", t->name,
@@ -468,8 +583,6 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 			 t->name);
 		goto fail;
 	}
-	if (set_sysctl(a, err, errlen))
-		goto fail;
 
 	/* Only a program that may call bpf_panic() carries the flag: a stock
 	 * kernel does not know it, and the kfunc path does not need it.
@@ -491,17 +604,14 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		goto fail;
 	}
 
-	rc = mkdir_p(dir);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
-		goto fail;
-	}
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link *link;
 
+		if (!bpf_program__autoload(prog))
+			continue;
 		if (t->attach == ATTACH_PERF_CPU_CLOCK) {
 			if (attach_cpu_clock(prog, dir, &n, err, errlen))
-				goto fail_unpin;
+				goto fail;
 			continue;
 		}
 		link = attach_one(prog, a);
@@ -509,29 +619,34 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 			snprintf(err, errlen, "attaching %s/%s failed: %s",
 				 t->name, bpf_program__name(prog),
 				 strerror(errno));
-			goto fail_unpin;
+			goto fail;
 		}
 		if (pin_link(link, dir, &n, err, errlen))
-			goto fail_unpin;
+			goto fail;
 	}
 	state = bpf_object__find_map_by_name(obj, ".data.fire");
 	snprintf(path, sizeof(path), "%s/state", dir);
 	if (!state || (rc = bpf_map__pin(state, path))) {
 		snprintf(err, errlen, "%s: cannot pin the state map", path);
-		goto fail_unpin;
+		goto fail;
 	}
+	if (pin_own_maps(obj, dir, err, errlen))
+		goto fail;
+	/* last: a failure before this leaves the sysctl untouched */
+	if (set_sysctl(a, dir, err, errlen))
+		goto fail;
 	bpf_object__close(obj);
 	return 0;
 
-fail_unpin:
-	trigger_disarm(t->name);
 fail:
+	trigger_disarm(t->name);
 	bpf_object__close(obj);
 	return -1;
 }
 
 int trigger_disarm(const char *name)
 {
+	const struct trigger_def *t;
 	char dir[256], path[600];
 	struct dirent *de;
 	DIR *d;
@@ -541,6 +656,10 @@ int trigger_disarm(const char *name)
 	d = opendir(dir);
 	if (!d)
 		return -errno;
+	/* first, while its saved value is still pinned */
+	t = trigger_find(name);
+	if (t && t->sysctl_path)
+		err = sysctl_restore(t->sysctl_path, dir);
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -567,4 +686,63 @@ int trigger_read_state(const char *name, struct trigger_state *state)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/* Number of keys in the pinned map at @path, or -errno. */
+static long count_keys(const char *path)
+{
+	__u8 key[64], next[64];
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	long n = 0;
+	int fd, rc;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	rc = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (rc || info.key_size > sizeof(key)) {
+		close(fd);
+		return rc ?: -EOVERFLOW;
+	}
+	for (rc = bpf_map_get_next_key(fd, NULL, next); !rc;
+	     rc = bpf_map_get_next_key(fd, key, next)) {
+		memcpy(key, next, info.key_size);
+		n++;
+	}
+	close(fd);
+	/* libbpf returns -errno; -ENOENT: past the last key */
+	return rc == -ENOENT ? n : rc;
+}
+
+int trigger_map_counts(const char *name, char *buf, size_t len)
+{
+	char dir[256], path[600];
+	struct dirent *de;
+	size_t used = 0;
+	DIR *d;
+
+	buf[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, name);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && used < len) {
+		long n;
+
+		if (strncmp(de->d_name, "map-", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = count_keys(path);
+		if (n < 0)
+			used += snprintf(buf + used, len - used, "%s%s=?(%s)",
+					 used ? " " : "", de->d_name + 4,
+					 strerror((int)-n));
+		else
+			used += snprintf(buf + used, len - used, "%s%s=%ld",
+					 used ? " " : "", de->d_name + 4, n);
+	}
+	closedir(d);
+	return 0;
 }

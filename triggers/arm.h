@@ -26,4 +26,9 @@ int trigger_disarm(const char *name);
 struct trigger_state;
 int trigger_read_state(const char *name, struct trigger_state *state);
 
+/* "name=N ..." for each own map of armed trigger @name (N: its entries)
+ * into @buf, "" if it has none. 0 or -errno.
+ */
+int trigger_map_counts(const char *name, char *buf, size_t len);
+
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generate the name tables triggerctl uses to accept syscalls and errnos by
-# name: syscalls from the appliance kernel's own x86_64 syscall table, errno
-# names from the kernel UAPI headers installed on the build machine.
+# name: syscalls (and their entry points, which name their tracepoints) from
+# the appliance kernel's own x86_64 syscall table, errno names from the
+# kernel UAPI headers installed on the build machine.
 #
 #   gen-names.sh KERNEL-SRC OUT.c
 set -euo pipefail
@@ -21,9 +22,16 @@ done
 	awk '$1 ~ /^[0-9]+$/ && ($2 == "common" || $2 == "64") { printf "\t{ \"%s\", %s },\n", $3, $1 }' "$tbl"
 	echo '	{ 0, 0 }'
 	echo '};'
+	# The entry point names ("sys_newfstat" for fstat): what a syscall's
+	# tracepoints are called after (syscalls:sys_enter_newfstat).
+	echo 'const struct name_num syscall_entries[] = {'
+	awk '$1 ~ /^[0-9]+$/ && ($2 == "common" || $2 == "64") && $4 ~ /^sys_/ && $4 != "sys_ni_syscall" { printf "\t{ \"%s\", %s },\n", substr($4, 5), $1 }' "$tbl"
+	echo '	{ 0, 0 }'
+	echo '};'
 	echo 'const struct name_num errno_names[] = {'
 	cat "${errno_hdrs[@]}" | awk '$1 == "#define" && $2 ~ /^E[A-Z0-9]+$/ && $3 ~ /^[0-9]+$/ { printf "\t{ \"%s\", %s },\n", $2, $3 }'
 	echo '	{ 0, 0 }'
 	echo '};'
 } >"$out.tmp"
-mv "$out.tmp" "$out"
+# write-if-changed: the same tables rebuild nothing
+if cmp -s "$out.tmp" "$out"; then rm "$out.tmp"; else mv "$out.tmp" "$out"; fi

@@ -9,6 +9,8 @@ struct name_num {
 };
 
 extern const struct name_num syscall_names[]; /* generated, x86_64 */
+/* generated: entry point names without sys_ ("newfstat" for fstat) */
+extern const struct name_num syscall_entries[];
 extern const struct name_num errno_names[]; /* generated */
 extern const struct name_num signal_names[];
 

@@ -47,6 +47,17 @@ static int parse_uint(const char *text, long long min, long long *num)
 	return 0;
 }
 
+/* A number above the parameter's largest is refused, never cut to fit. */
+static int check_max(const struct param_def *def, const char *text,
+		     long long num, const char *also, char *err, size_t errlen)
+{
+	if (!def->max || (unsigned long long)num <= def->max)
+		return 0;
+	snprintf(err, errlen, "%s=%s: out of range (%d-%llu%s)", def->key, text,
+		 def->type == PT_COUNT, def->max, also);
+	return -1;
+}
+
 /* Convert @text for @def into @v; -1 with @err on a bad value. */
 static int convert(const struct param_def *def, const char *text,
 		   struct arg_value *v, char *err, size_t errlen)
@@ -64,10 +75,10 @@ static int convert(const struct param_def *def, const char *text,
 	switch (def->type) {
 	case PT_STRING:
 	case PT_SYMBOL:
-		if (def->max_len && strlen(text) > def->max_len) {
+		if (def->max && strlen(text) > def->max) {
 			snprintf(err, errlen,
-				 "%s=%s: longer than %u characters", def->key,
-				 text, def->max_len);
+				 "%s=%s: longer than %llu characters", def->key,
+				 text, def->max);
 			return -1;
 		}
 		return 0;
@@ -76,18 +87,22 @@ static int convert(const struct param_def *def, const char *text,
 			v->num = -1;
 			return 0;
 		}
-		if (!parse_uint(text, 0, &v->num))
-			return 0;
-		snprintf(err, errlen, "%s=%s: not a whole number, or any",
-			 def->key, text);
-		return -1;
+		if (parse_uint(text, 0, &v->num)) {
+			snprintf(err, errlen,
+				 "%s=%s: not a whole number, or any", def->key,
+				 text);
+			return -1;
+		}
+		return check_max(def, text, v->num, ", or any", err, errlen);
 	case PT_UINT:
 	case PT_COUNT:
-		if (!parse_uint(text, def->type == PT_UINT ? 0 : 1, &v->num))
-			return 0;
-		snprintf(err, errlen, "%s=%s: not a whole number%s", def->key,
-			 text, def->type == PT_UINT ? "" : " >= 1");
-		return -1;
+		if (parse_uint(text, def->type == PT_UINT ? 0 : 1, &v->num)) {
+			snprintf(err, errlen, "%s=%s: not a whole number%s",
+				 def->key, text,
+				 def->type == PT_UINT ? "" : " >= 1");
+			return -1;
+		}
+		return check_max(def, text, v->num, "", err, errlen);
 	case PT_FLAG:
 		if (!strcmp(text, "0") || !strcmp(text, "1")) {
 			v->num = text[0] == '1';
@@ -127,9 +142,12 @@ static int convert(const struct param_def *def, const char *text,
 		}
 		if (!name_lookup(signal_names, text, &num))
 			break;
+		/* 32 and 33 have no name (glibc's own), but are signals */
+		if (!parse_uint(text, 1, &v->num) && v->num <= 64)
+			return 0;
 		snprintf(
 			err, errlen,
-			"%s=%s: unknown signal (a name like SIGSEGV, or a number)",
+			"%s=%s: unknown signal (a name like SIGSEGV or SIGRTMIN+1, or 1-64)",
 			def->key, text);
 		return -1;
 	}
@@ -141,6 +159,42 @@ static int convert(const struct param_def *def, const char *text,
 		       num);
 	snprintf(v->text, sizeof(v->text), "%s", name ? name : text);
 	return 0;
+}
+
+/*
+ * tp=syscalls:sys_enter_NAME / sys_exit_NAME: the syscall events are not
+ * tracepoints of their own (they hang off raw_syscalls:sys_enter/sys_exit),
+ * so the loader needs the syscall's number. NAME is its entry point's name,
+ * as in tracefs: sys_enter_newfstat for fstat.
+ */
+static int check_syscall_event(const char *text, char *err, size_t errlen)
+{
+	const char *name;
+	long nr;
+
+	if (strncmp(text, "syscalls:", 9))
+		return 0;
+	name = syscall_event_name(text);
+	if (!name) {
+		snprintf(
+			err, errlen,
+			"tp=%s: not syscalls:sys_enter_NAME or syscalls:sys_exit_NAME",
+			text);
+		return -1;
+	}
+	if (!name_lookup(syscall_entries, name, &nr))
+		return 0;
+	if (!name_lookup(syscall_names, name, &nr) &&
+	    name_of(syscall_entries, nr))
+		snprintf(err, errlen,
+			 "tp=%s: the event of syscall %s is sys_%s_%s", text,
+			 name,
+			 strncmp(text + 9, "sys_exit_", 9) ? "enter" : "exit",
+			 name_of(syscall_entries, nr));
+	else
+		snprintf(err, errlen, "tp=%s: no syscall %s on x86_64", text,
+			 name);
+	return -1;
 }
 
 static const struct param_def *find_def(const struct trigger_def *t,
@@ -250,6 +304,9 @@ int args_parse(const struct trigger_def *t, int argc, char **argv,
 				 v->text);
 			return -1;
 		}
+		if (!strcmp(v->def->key, "tp") &&
+		    check_syscall_event(v->text, err, errlen))
+			return -1;
 		if (!strcmp(v->def->key, "func") &&
 		    strspn(v->text, "abcdefghijklmnopqrstuvwxyz"
 				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -291,4 +348,16 @@ char *args_describe(const struct arm_args *a, char *buf, size_t len)
 					 used ? " " : "", v->def->key, v->text);
 	}
 	return buf;
+}
+
+const char *syscall_event_name(const char *tp)
+{
+	if (strncmp(tp, "syscalls:", 9))
+		return NULL;
+	tp += 9;
+	if (!strncmp(tp, "sys_enter_", 10) && tp[10])
+		return tp + 10;
+	if (!strncmp(tp, "sys_exit_", 9) && tp[9])
+		return tp + 9;
+	return NULL;
 }

@@ -36,6 +36,11 @@ const struct arg_value *args_get(const struct arm_args *a, const char *key);
 /* "key=value ..." of the arguments given, canonical; returns @buf. */
 char *args_describe(const struct arm_args *a, char *buf, size_t len);
 
+/* The syscall NAME of tp=syscalls:sys_enter_NAME or sys_exit_NAME (a
+ * pointer into @tp), or NULL when @tp is not such an event.
+ */
+const char *syscall_event_name(const char *tp);
+
 /* Human name of a parameter type, for `list`. */
 const char *param_type_name(enum param_type type);
 

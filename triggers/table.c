@@ -34,8 +34,9 @@
 const struct param_def common_params[] = {
 	{ "comm", PT_STRING, "cfg_comm", "",
 	  "only tasks with this comm (\"\" = any)", 15 },
+	/* pids are below PID_MAX_LIMIT (4194304), the most pid_max can be */
 	{ "pid", PT_UINT, "cfg_pid", "0", "only this process (tgid; 0 = any)",
-	  0 },
+	  4194303 },
 	{ "count", PT_COUNT, "cfg_count", "1", "fire on the Nth match", 0 },
 	{ "dry_run", PT_FLAG, NULL, "0", "record and count matches, never fire",
 	  0 },
@@ -85,7 +86,7 @@ static const struct param_def warn_params[] = {
 
 static const struct param_def proc_exit_params[] = {
 	{ "status", PT_ANYUINT, "cfg_status", "any",
-	  "exit status 0-255, or any non-zero", 0 },
+	  "exit status 0-255, or any non-zero", 255 },
 	END_PARAMS,
 };
 

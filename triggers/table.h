@@ -27,7 +27,10 @@ struct param_def {
 	const char *var; /* the .rodata variable it sets; NULL: loader's own */
 	const char *def; /* default as text; NULL: required */
 	const char *help;
-	unsigned int max_len; /* strings: longest value accepted (0: any) */
+	/* strings: longest value accepted; numbers: largest (0: no limit but
+	 * the variable's own size, which the loader checks)
+	 */
+	unsigned long long max;
 };
 
 enum attach_kind {

@@ -19,6 +19,7 @@
 #include "fire.h"
 #include "params.h"
 #include "preflight.h"
+#include "sysctl.h"
 #include "table.h"
 
 #define ERRLEN 512
@@ -143,7 +144,9 @@ static const char *refusal_reason(const struct trigger_state *s)
 
 static int show_one(const char *name)
 {
+	const struct trigger_def *t;
 	struct trigger_state s;
+	char maps[256], dir[256], saved[SYSCTL_VALUE_LEN];
 	int err = trigger_read_state(name, &s);
 
 	if (err) {
@@ -156,14 +159,22 @@ static int show_one(const char *name)
 	       memcmp(s.fire.magic, FIRE_MAGIC, 8) ? "no" : "yes",
 	       (unsigned long long)s.refused);
 	if (!memcmp(s.fire.magic, FIRE_MAGIC, 8))
-		printf("%s record: hit=%llu pid=%u tgid=%u comm=%.16s cpu=%u action=%s %.128s\n",
-		       name, (unsigned long long)s.fire.hits, s.fire.pid,
-		       s.fire.tgid, s.fire.comm, s.fire.cpu,
+		printf("%s record: trigger=%.32s hit=%llu pid=%u tgid=%u comm=%.16s cpu=%u action=%s %.128s\n",
+		       name, s.fire.trigger, (unsigned long long)s.fire.hits,
+		       s.fire.pid, s.fire.tgid, s.fire.comm, s.fire.cpu,
 		       action_name(s.fire.action), s.fire.detail);
 	if (s.refused)
 		printf("%s refused: the fire action came back %llu time(s), last with %lld (%s); it tries again on the next match\n",
 		       name, (unsigned long long)s.refused,
 		       (long long)s.refused_ret, refusal_reason(&s));
+	/* the trigger's own maps and their entries: a leak shows here */
+	if (!trigger_map_counts(name, maps, sizeof(maps)) && maps[0])
+		printf("%s maps: %s\n", name, maps);
+	snprintf(dir, sizeof(dir), "%s/%s", PIN_ROOT, name);
+	t = trigger_find(name);
+	if (t && t->sysctl_path && !sysctl_saved(dir, saved, sizeof(saved)))
+		printf("%s sysctl: %s was %s, disarm puts it back\n", name,
+		       t->sysctl_path, saved);
 	return 0;
 }
 
@@ -173,6 +184,12 @@ static int cmd_status(const char *only)
 	DIR *d;
 	int rc = 0, n = 0;
 
+	if (only && !trigger_find(only)) {
+		fprintf(stderr,
+			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
+			only);
+		return 2;
+	}
 	if (only)
 		return show_one(only);
 	d = opendir(PIN_ROOT);
@@ -199,8 +216,16 @@ static int cmd_status(const char *only)
 
 static int cmd_disarm(const char *name)
 {
-	int err = trigger_disarm(name);
+	int err;
 
+	/* a trigger's name, never a path: disarm empties a directory */
+	if (!trigger_find(name)) {
+		fprintf(stderr,
+			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
+			name);
+		return 2;
+	}
+	err = trigger_disarm(name);
 	if (err) {
 		fprintf(stderr, "triggerctl: disarm %s: %s\n", name,
 			err == -ENOENT ? "not armed" : strerror(-err));

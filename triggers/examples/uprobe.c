@@ -14,12 +14,25 @@ __attribute__((noinline)) void app_assert_failed(long value)
 	fprintf(stderr, "app: assertion failed on value %ld\n", value);
 }
 
-int main(void)
+/* A second hook, for errors this run never has: a uprobe on it must stay
+ * silent (the trigger tests' "unrelated" case).
+ */
+__attribute__((noinline)) void app_fatal_error(int code)
+{
+	__asm__ volatile("" : : "r"(code) : "memory");
+	fprintf(stderr, "app: fatal error %d\n", code);
+}
+
+int main(int argc, char **argv)
 {
 	long values[] = { 1, 2, 3, 42, 5 };
 
+	(void)argv;
 	for (unsigned int i = 0; i < sizeof(values) / sizeof(values[0]); i++)
 		if (values[i] == 42)
 			app_assert_failed(values[i]);
+	/* never with the example's no arguments; kept so the hook exists */
+	if (argc > 1)
+		app_fatal_error(argc);
 	return 0;
 }
