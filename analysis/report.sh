@@ -195,7 +195,7 @@ crash_ms=$(($(now_ms) - t_crash))
 # --- drgn part (issue 10): wait for it, then merge both into the drgn
 # sections of report.txt and into report.json
 wait "$drgn_pid" || true
-[[ ! -s $work/drgn.err ]] || sed 's/^/   /' "$work/drgn.err" >&2
+[[ ! -s $work/drgn.err ]] || sed 's/^/drgn part: /' "$work/drgn.err" >&2
 drgn_ms=$(cat "$work/drgn.ms" 2>/dev/null || echo 0)
 merge=(--run "$run" --drgn "$work/drgn.json" --crash-s "$(ms_s "$crash_ms")"
 	--drgn-s "$(ms_s "$drgn_ms")" --started-ms "$t_report"

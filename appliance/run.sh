@@ -295,7 +295,7 @@ if ((report)) && [[ -z $interrupted && -r $rundir/vmcore ]]; then
 	phase=report
 	"$top/analysis/report.sh" "$rundir" 2>"$work/report.err" || report_rc=$?
 	cat "$work/report.err" >&2
-	report_err=$(grep -m1 'error:' "$work/report.err" || tail -1 "$work/report.err")
+	report_err=$(grep -m1 '^report.sh: error:' "$work/report.err" || tail -1 "$work/report.err")
 	if ((report_rc != 0)); then
 		# run.meta must not say success for a run that exits 1
 		why="the report failed: ${report_err#*error: }"

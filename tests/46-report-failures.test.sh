@@ -25,7 +25,7 @@ mkrun "$run"
 { printf 'KDUMP   '; head -c 1048568 /dev/zero; } >"$run/vmcore"
 rc=0
 "$top/analysis/report.sh" "$run" >"$out/unreadable.out" 2>"$out/unreadable.err" || rc=$?
-err=$(grep -m1 'error:' "$out/unreadable.err" || true)
+err=$(grep -m1 '^report.sh: error:' "$out/unreadable.err" || true)
 check report.unreadable.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$err"
 check_has report.unreadable.names_crash_and_its_message "$err" "crash could not open $run/vmcore"
 check_has report.unreadable.quotes_crash "$err" "cannot malloc block_size buffer"
@@ -62,7 +62,7 @@ mkrun "$run"
 cp "$out/unreadable/vmcore" "$run/vmcore"
 rc=0
 PATH=$fake:$PATH "$top/analysis/report.sh" "$run" >"$out/no-lines.out" 2>"$out/no-lines.err" || rc=$?
-err=$(grep -m1 'error:' "$out/no-lines.err" || true)
+err=$(grep -m1 '^report.sh: error:' "$out/no-lines.err" || true)
 check report.no_lines.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$err"
 for want in "sys: no PANIC line" "bt: no PID line" "log: empty" "kmem: no TOTAL MEM line" \
 	"fire record: px printed no offset"; do
