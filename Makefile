@@ -17,12 +17,15 @@ DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 	clang llvm dracut-core qemu-system-x86 bison flex libelf-dev zlib1g-dev dwarves \
 	bc libssl-dev cpio xz-utils gzip busybox-static gcc make perl python3 shellcheck \
 	clang-format git procps \
-	python3-drgn python3-jsonschema python3-pyflakes gdb
+	python3-drgn python3-jsonschema python3-pyflakes gdb kmod
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
 	$(wildcard kernel-series/*.patch)
-KERNEL := $(BUILD)/kernel
+# issue 11: KERNEL=debian on the command line picks the kernel a run boots
+# (make run/demo); inside this Makefile KERNEL stays our build's directory.
+RUN_KERNEL := $(if $(filter command line,$(origin KERNEL)),$(KERNEL),ours)
+override KERNEL := $(BUILD)/kernel
 KERNEL_OK := $(BUILD)/kernel.ok
 KERNEL_STAMP := $(BUILD)/kernel.stamp
 KHDR := $(KERNEL)/src/tools/include/uapi
@@ -173,14 +176,55 @@ $(CRASH_INDEX): $(KERNEL_OK) analysis/crash-vmlinux.sh
 .PHONY: host-tools analysis
 host-tools analysis: $(COLLECT) $(FIRE_DECODE) $(CB)/unit-tests $(CRASH_INDEX)
 
+# --- issue 11: field bugs: Debian's stock kernel (KERNEL=debian) and the
+# host's programs in the guest (appliance/field.sh, appliance/guest/preinit)
+DK := $(BUILD)/debian-kernel
+DEBIAN_OK := $(BUILD)/debian-kernel.ok
+DEB_KDUMP_IMG := $(AB)/debian/kdump.img
+DEB_ROOT_IMG := $(AB)/debian/root.cpio.gz
+dk_val = $$(sed -n 's/^$(1)=//p' $(DK)/ok)
+.PHONY: debian-kernel debian-appliance
+# Fetched once into the cache (about 890 MB downloaded, 680 MB kept); again
+# only when linux-source-6.1 changes version (its tarball is the input).
+debian-kernel: $(DEBIAN_OK)
+$(DEBIAN_OK): appliance/debian-kernel.sh $(wildcard /usr/src/linux-source-6.1.tar.xz) | $(BUILD)/deps.ok
+	appliance/debian-kernel.sh fetch $(DK)
+	touch $@
+debian-appliance: $(DEB_ROOT_IMG)
+$(DEB_KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(AB)/makedumpfile-opts $(DEBIAN_OK)
+	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)" --kver "$(call dk_val,kver)" \
+		--kmoddir "$(DK)/modules/lib/modules/$(call dk_val,kver)" --drivers "$(call dk_val,kdump_modules)"
+$(DEB_ROOT_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init appliance/guest/preinit \
+		$(wildcard appliance/guest/jobs/*) $(DEB_KDUMP_IMG) $(TRIGGERCTL) $(DEBIAN_OK)
+	appliance/mkroot-debian.sh $@ $(DK) $(DEB_KDUMP_IMG) \
+		$$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
+		$(foreach j,$(wildcard appliance/guest/jobs/*),$(j)=/etc/bpk/jobs/$(notdir $(j)))
+# A dynamically linked example: it runs in the host's user space.
+FIELD_EXAMPLE_BINS := $(BUILD)/examples/uprobe-dyn
+$(BUILD)/examples/uprobe-dyn: triggers/examples/uprobe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+# The Debian-kernel tests' guest: the Debian root image with the arm-all job.
+DEB_TEST_IMG := $(BUILD)/debian-test-initramfs.cpio.gz
+$(DEB_TEST_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init \
+		appliance/guest/preinit tests/field/jobs/arm-all $(DEB_KDUMP_IMG) $(TRIGGERCTL) $(DEBIAN_OK)
+	appliance/mkroot-debian.sh $@ $(DK) $(DEB_KDUMP_IMG) $$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
+		tests/field/jobs/arm-all=/etc/bpk/jobs/arm-all
+FIELD_TEST_DEPS := $(DEB_ROOT_IMG) $(DEB_TEST_IMG) $(FIELD_EXAMPLE_BINS)
+
 # --- running it
 DEMO_TRIGGER := syscall_errno
 DEMO_ARGS := syscall=openat errno=ENOENT comm=bpk-demo
 RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(COLLECT) $(FIRE_DECODE) $(EXAMPLE_BINS) $(CRASH_INDEX)
+# issue 11: KERNEL=debian, HOST_FS=auto|on|off, SHARE="dir ...", SHARE_RW=dir
+RUN_DEPS += $(if $(filter debian,$(RUN_KERNEL)),$(DEB_ROOT_IMG)) $(FIELD_EXAMPLE_BINS)
+FIELD_RUN_ARGS = $(if $(filter-out ours,$(RUN_KERNEL)),--kernel "$(RUN_KERNEL)") \
+	$(if $(HOST_FS),--host-fs "$(HOST_FS)") $(foreach d,$(SHARE),--share "$(d)") \
+	$(if $(SHARE_RW),--share-rw "$(SHARE_RW)")
 .PHONY: demo run crash
 demo: $(RUN_DEPS)
 	appliance/run.sh --trigger $(DEMO_TRIGGER) --args "$(DEMO_ARGS)" \
-		--workload triggers/examples/syscall_errno.sh --timeout 300
+		--workload triggers/examples/syscall_errno.sh --timeout 300 $(FIELD_RUN_ARGS)
 
 # make run TRIGGER=name ARGS="k=v ..." WORKLOAD=file [REPEAT=n] [TIMEOUT=s] [MEM=1G] [RUNS=dir]
 #   [PANIC_ON_OOPS=0] [PANIC_ON_WARN=1]
@@ -189,7 +233,8 @@ run: $(RUN_DEPS)
 	appliance/run.sh --trigger "$(TRIGGER)" --args "$(ARGS)" \
 		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" --repeat "$(or $(REPEAT),1)" \
 		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --runs "$(or $(RUNS),runs)" \
-		$(if $(filter 0,$(PANIC_ON_OOPS)),--no-panic-on-oops) $(if $(filter 1,$(PANIC_ON_WARN)),--panic-on-warn)
+		$(if $(filter 0,$(PANIC_ON_OOPS)),--no-panic-on-oops) $(if $(filter 1,$(PANIC_ON_WARN)),--panic-on-warn) \
+		$(FIELD_RUN_ARGS)
 
 # make crash [RUN=runs/<id>] [RUNS=dir]: the report, then crash on that
 # vmcore (default: the newest run that has one)
@@ -251,6 +296,7 @@ $(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL)
 
 test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests
 	tests/run-all.sh
+test: $(FIELD_TEST_DEPS)
 
 clean:
 	rm -rf $(BUILD)

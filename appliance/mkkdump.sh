@@ -1,19 +1,41 @@
 #!/usr/bin/env bash
 # Build the kdump (capture) initramfs with dracut from our module 99bpkdump.
 #
-#   mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS]
+#   mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS] [--kver KVER --kmoddir DIR --drivers "MOD ..."]
 #
 # dracut only looks for modules under its base dir, so it runs on a private
 # base dir: links to the system's dracut files, plus our module. No kernel
 # modules go in (--no-kernel): the appliance kernel has everything built in.
+# A kernel whose drivers are modules (Debian's, KERNEL=debian) names them
+# with --drivers: dracut installs them and what they depend on from --kmoddir
+# (a .../lib/modules/KVER tree), and the capture step loads them.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/log.sh
 . "$here/../lib/log.sh"
 
-out=${1:?usage: mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS]}
+out=${1:?usage: mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS] [--kver KVER --kmoddir DIR --drivers "MOD ..."]}
 opts=${2:--l -d 31}
+# --- issue 11: a kernel with modular drivers (Debian's)
+kernel_args=(--no-kernel) drivers=''
+if (($# > 2)); then
+	shift 2
+	kver='' kmoddir=''
+	while (($#)); do
+		case $1 in
+		--kver) kver=${2:?--kver needs a kernel release} && shift ;;
+		--kmoddir) kmoddir=${2:?--kmoddir needs a directory} && shift ;;
+		--drivers) drivers=${2:?--drivers needs module names} && shift ;;
+		*) bad_input "unknown argument '$1'" ;;
+		esac
+		shift
+	done
+	[[ -n $kver && -n $drivers ]] || bad_input "--kver and --drivers go together"
+	[[ -r $kmoddir/modules.dep ]] || bad_input "$kmoddir: no modules.dep (a depmod'ed lib/modules/$kver tree)"
+	kernel_args=(--kver "$kver" --kmoddir "$kmoddir" --add-drivers "$drivers")
+fi
+# --- end issue 11
 sysbase=/usr/lib/dracut
 need_cmd dracut dracut-core
 need_cmd makedumpfile makedumpfile
@@ -32,14 +54,15 @@ ln -s "$here/kdump/99bpkdump" "$base/modules.d/99bpkdump"
 # The capture step sources this file (bash): %q quotes the value, so it
 # comes back verbatim, whatever quotes or $(...) it holds.
 printf 'MAKEDUMPFILE_OPTS=%q\n' "$opts" >"$work/bpk-kdump.conf"
+printf 'BPK_MODULES=%q\n' "$drivers" >>"$work/bpk-kdump.conf" # issue 11
 mkdir -p "$work/none"
 
 mkdir -p "$(dirname "$out")"
 step "dracut kdump initramfs"
 dracutbasedir=$base BPK_KDUMP_CONF=$work/bpk-kdump.conf \
-	dracut --quiet --force --no-kernel --no-hostonly --no-early-microcode \
+	dracut --quiet --force "${kernel_args[@]}" --no-hostonly --no-early-microcode \
 	--conf /dev/null --confdir "$work/none" --tmpdir "$work" \
 	-m "bash base bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
 	{ tail -20 "$work/dracut.log" >&2; die "dracut failed"; }
 mv "$out.tmp" "$out"
-step_done "$out, $(($(stat -c %s "$out") / 1024)) KiB, makedumpfile $opts"
+step_done "$out, $(($(stat -c %s "$out") / 1024)) KiB, makedumpfile $opts${drivers:+, modules $drivers}"

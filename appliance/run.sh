@@ -26,6 +26,14 @@
 #   --qemu-arg ARG       pass ARG to QEMU (repeatable), e.g. a QMP socket
 #   --trigger none       arm nothing: the workload itself crashes the guest
 #                        (the sysrq baseline of the benchmarks, an oops)
+#   --kernel ours|debian the guest's kernel: ours (default), or Debian's stock
+#                        linux-image of linux-source-6.1's version (make
+#                        debian-kernel), crash kernel too (reservation 256M)
+#   --host-fs auto|on|off  run the workload in the host's user space: the
+#                        host's /usr over virtio 9p, read-only (auto: for a
+#                        dynamically linked program or a non-/bin/sh script)
+#   --share DIR          also show host directory DIR, read-only, at its path
+#                        (repeatable); --share-rw DIR: the one writable one
 #
 # At a terminal, an interactive crash session on the vmcore follows the
 # report. Paths of the built pieces come from the environment (BUILD, default
@@ -51,6 +59,7 @@ trigger='' args='' workload=$top/triggers/examples/syscall_errno.sh repeat=1 tim
 crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
 panic_on_oops=1 panic_on_warn=0 reservation_check=1
 qemu_args=()
+flavor=ours host_fs=auto field_shares=() field_share_rw='' crashkernel_given='' # issue 11
 while (($#)); do
 	case $1 in
 	--trigger) trigger=${2:?--trigger needs a name} && shift ;;
@@ -60,7 +69,7 @@ while (($#)); do
 	--timeout) timeout=${2:?--timeout needs seconds} && shift ;;
 	--mem) mem=${2:?--mem needs a size} && shift ;;
 	--smp) smp=${2:?--smp needs a number} && shift ;;
-	--crashkernel) crashkernel=${2:?--crashkernel needs a size or none} && shift ;;
+	--crashkernel) crashkernel=${2:?--crashkernel needs a size or none} && crashkernel_given=1 && shift ;;
 	--no-reservation-check) reservation_check=0 ;;
 	--runs) runs=${2:?--runs needs a directory} && shift ;;
 	--accel) accel=${2:?--accel needs a mode} && shift ;;
@@ -70,18 +79,27 @@ while (($#)); do
 	--panic-on-warn) panic_on_warn=1 ;;
 	--no-report) report=0 ;;
 	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}") && shift ;;
+	--kernel) flavor=${2:?--kernel needs ours or debian} && shift ;;
+	--host-fs) host_fs=${2:?--host-fs needs auto, on or off} && shift ;;
+	--share) field_shares+=("${2:?--share needs a directory}") && shift ;;
+	--share-rw) field_share_rw=${2:?--share-rw needs a directory} && shift ;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
 done
 
-kernel=$build/kernel
 root_img=${BPK_ROOT_IMG:-$build/appliance/root.cpio.gz}
 triggerctl=$build/triggers/triggerctl
 collect=$build/collector/bpk-collect
 nl=$'\n'
 [[ -n $trigger ]] || bad_input "--trigger is required (triggerctl list shows them)"
-[[ -r $kernel/bzImage ]] || bad_input "$kernel/bzImage: kernel not built (make kernel)"
+# --- issue 11: the kernel (ours or Debian's), the shares
+# shellcheck source=field.sh
+. "$here/field.sh"
+field_kernel "$flavor"
+for i in "${!field_shares[@]}"; do field_shares[i]=$(field_share "${field_shares[i]}"); done
+[[ -z $field_share_rw ]] || field_share_rw=$(field_share "$field_share_rw")
+# --- end issue 11
 [[ -r $root_img ]] || bad_input "$root_img: guest image not built (make appliance)"
 [[ -x $triggerctl && -x $collect ]] || bad_input "triggerctl or bpk-collect not built (make all)"
 [[ -f $workload && -r $workload ]] || bad_input "$workload: workload not found or not readable"
@@ -214,6 +232,7 @@ step "image"
 mkdir -p "$work/wl/etc/bpk"
 cp "$workload" "$work/wl/etc/bpk/workload"
 chmod 755 "$work/wl/etc/bpk/workload"
+field_hostfs "$host_fs" "$workload" "$work/wl" # issue 11: the host's programs
 (cd "$work/wl" && find . | LC_ALL=C sort | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 >"$work/wl.cpio.gz"
 cat "$root_img" "$work/wl.cpio.gz" >"$work/initrd.cpio.gz"
 step_done
@@ -227,6 +246,7 @@ cmdline="bpk.job=appliance bpk.trigger=$trigger bpk.repeat=$repeat"
 ((panic_on_oops == 0)) || cmdline+=" oops=panic"
 ((panic_on_warn == 0)) || cmdline+=" panic_on_warn=1"
 [[ $crashkernel == none ]] || cmdline+=" crashkernel=$crashkernel"
+((field_preinit == 0)) || cmdline+=" rdinit=/etc/bpk/preinit" # issue 11
 
 step "guest (trigger $trigger${args:+ $args})"
 t_boot=$(now_ms)
@@ -234,7 +254,7 @@ qemu_rc=0
 phase=guest
 # Its own session and process group: a signal to this script is passed on
 # by on_signal, and the group can be killed whole if need be.
-setsid "$here/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$work/initrd.cpio.gz" \
+setsid "$here/qemu-run.sh" --kernel "$kernel_image" --initrd "$work/initrd.cpio.gz" \
 	--append "$cmdline" --mem "$mem" --smp "$smp" --accel "$accel" --timeout "$timeout" \
 	--console "$stage/console.log" --port "results=$stage/results.txt" \
 	--port "dmesg=$stage/dmesg.txt" --port "dump=$stage/dump.flat" \
@@ -271,6 +291,7 @@ collect_args=(--staging "$stage" --runs "$runs" --trigger "$trigger"
 	--meta "qemu_wall_s=$((qemu_ms / 1000)).$(printf '%03d' $((qemu_ms % 1000)))")
 ((dry == 0)) || collect_args+=(--dry-run)
 [[ -z $interrupted ]] || collect_args+=(--interrupted "$interrupted")
+collect_args+=("${field_meta[@]}") # issue 11: kernel flavor and package, host_fs, shares
 collect_rc=0
 rundir=$("$collect" "${collect_args[@]}") || collect_rc=$?
 if ((collect_rc != 0 && collect_rc != 1)) || [[ -z $rundir || ! -d $rundir ]]; then

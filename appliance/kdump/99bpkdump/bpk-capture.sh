@@ -52,6 +52,19 @@ finish() { # finish STATUS [STEP RC]: write the status record, power off
 
 t_start=$(now)
 log "crash kernel up: $(cat /proc/cmdline)"
+# A kernel whose virtio drivers are modules (Debian's): dracut put them and
+# their dependencies in this image; load them, then give the console driver
+# a moment to learn the ports' names from QEMU (they come asynchronously).
+if [ -n "${BPK_MODULES:-}" ]; then
+    for m in $BPK_MODULES; do
+        modprobe "$m" || log "modprobe $m failed"
+    done
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+        port status >/dev/null && port dump >/dev/null && port dmesg >/dev/null && break
+        sleep 0.25
+    done
+    log "modules loaded: $BPK_MODULES"
+fi
 status_port=$(port status) || { log "no virtio port 'status'"; finish failed ports 1; }
 dmesg_port=$(port dmesg) || finish failed ports 1
 dump_port=$(port dump) || finish failed ports 1

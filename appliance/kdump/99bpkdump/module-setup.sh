@@ -14,6 +14,8 @@ depends() {
 
 install() {
     inst_multiple makedumpfile vmcore-dmesg sync cat
+    # modprobe loads the drivers of a kernel built with modules (mkkdump.sh --drivers)
+    [ "${no_kernel:-yes}" = yes ] || inst_multiple modprobe sleep
     # shellcheck disable=SC2154 # dracut sets moddir
     inst_hook cmdline 00 "$moddir/bpk-capture.sh"
     inst_simple "${BPK_KDUMP_CONF:?BPK_KDUMP_CONF names the capture config}" /etc/bpk-kdump.conf
