@@ -179,6 +179,7 @@ host-tools analysis: $(COLLECT) $(FIRE_DECODE) $(CB)/unit-tests $(CRASH_INDEX)
 # --- issue 11: field bugs: Debian's stock kernel (KERNEL=debian) and the
 # host's programs in the guest (appliance/field.sh, appliance/guest/preinit)
 DK := $(BUILD)/debian-kernel
+FB := $(BUILD)/field
 DEBIAN_OK := $(BUILD)/debian-kernel.ok
 DEB_KDUMP_IMG := $(AB)/debian/kdump.img
 DEB_ROOT_IMG := $(AB)/debian/root.cpio.gz
@@ -207,10 +208,30 @@ $(BUILD)/examples/uprobe-dyn: triggers/examples/uprobe.c
 # The Debian-kernel tests' guest: the Debian root image with the arm-all job.
 DEB_TEST_IMG := $(BUILD)/debian-test-initramfs.cpio.gz
 $(DEB_TEST_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init \
-		appliance/guest/preinit tests/field/jobs/arm-all $(DEB_KDUMP_IMG) $(TRIGGERCTL) $(DEBIAN_OK)
+		appliance/guest/preinit tests/field/jobs/arm-all $(DEB_KDUMP_IMG) $(TRIGGERCTL) $(DEBIAN_OK) \
+		$(FB)/core-probe $(FB)/core_probe.bpf.o
 	appliance/mkroot-debian.sh $@ $(DK) $(DEB_KDUMP_IMG) $$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
-		tests/field/jobs/arm-all=/etc/bpk/jobs/arm-all
-FIELD_TEST_DEPS := $(DEB_ROOT_IMG) $(DEB_TEST_IMG) $(FIELD_EXAMPLE_BINS)
+		tests/field/jobs/arm-all=/etc/bpk/jobs/arm-all $(FB)/core-probe=/bin/core-probe \
+		$(FB)/core_probe.bpf.o=/etc/bpk/core_probe.bpf.o
+# A CO-RE probe built against Debian's BTF, reading task_struct.cgroups,
+# which our kernel (no CONFIG_CGROUPS) lacks: loaded there, the reason must
+# name the field (tests/73-core-failure).
+$(FB)/vmlinux.h: $(DEBIAN_OK)
+	@mkdir -p $(@D)
+	bpftool btf dump file $(DK)/vmlinux format c > $@
+$(FB)/core_probe.bpf.o: tests/field/core_probe.bpf.c $(FB)/vmlinux.h
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(FB) -c $< -o $@
+$(FB)/core-probe: tests/field/core-probe.c triggers/loadfail.c triggers/loadfail.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itriggers -static -o $@ tests/field/core-probe.c triggers/loadfail.c -lbpf -lelf -lz
+CORE_TEST_IMG := $(FB)/core-probe-initramfs.cpio.gz
+$(CORE_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init tests/field/jobs/core-probe \
+		$(FB)/core-probe $(FB)/core_probe.bpf.o
+	appliance/mkinitramfs.sh $@ tests/field/jobs/core-probe=/etc/bpk/jobs/core-probe \
+		$(FB)/core-probe=/bin/core-probe $(FB)/core_probe.bpf.o=/etc/bpk/core_probe.bpf.o
+FIELD_TEST_DEPS := $(DEB_ROOT_IMG) $(DEB_TEST_IMG) $(FIELD_EXAMPLE_BINS) $(CORE_TEST_IMG)
+# make bench's field section boots Debian's kernel too
+bench: $(DEB_ROOT_IMG)
 
 # --- running it
 DEMO_TRIGGER := syscall_errno

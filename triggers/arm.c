@@ -17,6 +17,7 @@
 
 #include "arm.h"
 #include "fire.h"
+#include "loadfail.h"
 #include "names.h"
 #include "sysctl.h"
 #include "tracefs.h"
@@ -597,10 +598,17 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	libbpf_log[0] = '\0';
 	rc = bpf_object__load(obj);
 	if (rc) {
+		char why[256]; /* issue 11: what this kernel lacks, if that is it */
+
 		fprintf(stderr, "%s", libbpf_log);
-		snprintf(err, errlen,
-			 "loading %s failed: %s (verifier log above)", t->name,
-			 strerror(-rc));
+		if (load_failure_reason(libbpf_log, why, sizeof(why)))
+			snprintf(err, errlen,
+				 "loading %s failed: %s (verifier log above)",
+				 t->name, why);
+		else
+			snprintf(err, errlen,
+				 "loading %s failed: %s (verifier log above)",
+				 t->name, strerror(-rc));
 		goto fail;
 	}
 
