@@ -132,11 +132,25 @@ field_hostfs() {
 	field_meta+=(--meta "host_fs=on: $why" --meta "shares_ro=${field_shares[*]}" --meta "share_rw=$field_share_rw")
 }
 
+# field_resolve_shares: field_shares and field_share_rw as absolute paths,
+# each a directory that can be shared, none twice
+field_resolve_shares() {
+	local i d seen=' '
+	for i in "${!field_shares[@]}"; do
+		d=$(field_share "${field_shares[i]}")
+		[[ $seen != *" $d "* ]] || bad_input "share '$d' given twice"
+		seen+="$d " field_shares[i]=$d
+	done
+	[[ -n $field_share_rw ]] || return 0
+	d=$(field_share "$field_share_rw")
+	[[ $seen != *" $d "* ]] || bad_input "share '$d' given both read-only and writable"
+	field_share_rw=$d
+}
+
 # field_share DIR: the absolute path of a directory that can be shared
 field_share() {
 	local d
 	d=$(realpath -e -- "$1" 2>/dev/null) || bad_input "share '$1': no such directory"
-	[[ " ${field_shares[*]} $field_share_rw " != *" $d "* ]] || bad_input "share '$d' given twice"
 	[[ -d $d ]] || bad_input "share '$1': not a directory"
 	[[ $d != *[[:space:]]* ]] || bad_input "share '$d': a path with white space cannot be shared"
 	[[ $d != *,* ]] || bad_input "share '$d': a path with a comma cannot be shared (QEMU's option syntax)"

@@ -97,8 +97,7 @@ nl=$'\n'
 # shellcheck source=field.sh
 . "$here/field.sh"
 field_kernel "$flavor"
-for i in "${!field_shares[@]}"; do field_shares[i]=$(field_share "${field_shares[i]}"); done
-[[ -z $field_share_rw ]] || field_share_rw=$(field_share "$field_share_rw")
+field_resolve_shares
 # --- end issue 11
 [[ -r $root_img ]] || bad_input "$root_img: guest image not built (make appliance)"
 [[ -x $triggerctl && -x $collect ]] || bad_input "triggerctl or bpk-collect not built (make all)"
