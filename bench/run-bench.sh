@@ -6,7 +6,7 @@
 # Environment: BENCH_ROUNDS (3) repeats of each measurement; BENCH_COLD=1
 # also times a cold kernel build (about 5 min) in a scratch cache;
 # BENCH_ACCEL (tcg: KVM hangs on these machines, see README);
-# BENCH_SECTIONS (build loop scaling cost memory) to run only some.
+# BENCH_SECTIONS (build loop scaling cost memory field) to run only some.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +19,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 rounds=${BENCH_ROUNDS:-3}
 accel=${BENCH_ACCEL:-tcg}
-sections=${BENCH_SECTIONS:-build loop scaling cost memory}
+sections=${BENCH_SECTIONS:-build loop scaling cost memory field}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ROUNDS '$rounds' is not a number >= 1"
 mkdir -p "$here/results"
 results=$here/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
@@ -265,6 +265,15 @@ if want memory; then
 			record memory "smallest working crashkernel, $mem guest" MiB "of ${sizes[*]}" "${sizes[lo]}"
 		fi
 	done
+	step_done ""
+fi
+
+# --- 6. field (issue 11): Debian's kernel beside ours, python over 9p
+if want field; then
+	step "field ($accel)"
+	# shellcheck source=field.sh
+	. "$here/field.sh"
+	field_bench
 	step_done ""
 fi
 
