@@ -15,6 +15,7 @@
 #     modules/lib/modules/<kver>/   the modules the guests need, their
 #                                   dependencies, modules.dep (depmod)
 #     modules.load                  the root guest's insmod order
+#                                   (lkdtm.ko built out of tree, see below)
 #     debs/                         the image .deb (kept: 67 MiB; the -dbg
 #                                   .deb, 819 MiB, is deleted once vmlinux is out)
 #     vmlinux.ok, ok                done markers (ok: what was extracted)
@@ -34,7 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # Bump when the extraction changes (the module list below), so that an
 # entry made by an older recipe is redone (from the kept image .deb).
 # 2: vmlinux gets a .gdb_index
-RECIPE=2
+# 3: LKDTM built out of tree when the package lacks it
+RECIPE=3
 # The modules the guests need, when they are modules (built-in ones are
 # skipped): virtio transport, console (the result and dump ports) and blk;
 # 9p over virtio for the host's /usr; LKDTM for the warn and hung_task
@@ -137,6 +139,68 @@ gdb_index() {
 	mv "$entry/.index/vmlinux" "$entry/vmlinux"
 	rm -rf "$entry/.index"
 	step_done
+}
+
+# LKDTM, which provokes the warn and hung_task examples (and oopses on
+# demand), is not built by Debian ("# CONFIG_LKDTM is not set"). Build it
+# out of tree: its source from linux-source-6.1 (the same version), against
+# the package's own headers (linux-headers-<kver>, -common, linux-kbuild-6.1:
+# about 14 MB, downloaded, never installed). Two adjustments, both ours:
+# the headers' Makefile includes its -common part by an absolute /usr/src
+# path, pointed at the extracted copy; and native_write_cr4(), which 6.1
+# exports only for an LKDTM module of the kernel's own build, is stubbed
+# (lkdtm's UNSET_SMEP test then says it is not available). The source sits
+# under .../drivers/misc/lkdtm so that WARN()s name the file the warn
+# example filters on. The module is unsigned: loading it taints the kernel
+# (O, E), which changes nothing here.
+build_lkdtm() {
+	local dir=$entry/.lkdtm common hdr src t0 ko p
+	need_cmd gcc-12 gcc-12
+	need_cmd make make
+	rm -rf "$dir"
+	mkdir -p "$dir/debs" "$dir/root"
+	common=linux-headers-${kver%-amd64}-common
+	step "LKDTM out of tree for $kver (its headers, and lkdtm from linux-source-6.1)"
+	t0=$(now_ms)
+	for p in "linux-headers-$kver" "$common" linux-kbuild-6.1; do
+		download "$p" "$dir/debs"
+		dpkg-deb -x "$deb" "$dir/root"
+	done
+	hdr=$dir/root/usr/src/linux-headers-$kver
+	[[ -r $hdr/Makefile ]] || die "linux-headers-$kver has no $hdr/Makefile"
+	sed -i "s|^include /usr/src/|include $dir/root/usr/src/|" "$hdr/Makefile"
+	src=$dir/src/drivers/misc/lkdtm
+	mkdir -p "$src"
+	tar -xf "${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}" -C "$dir/src" --strip-components=1 \
+		--wildcards '*/drivers/misc/lkdtm/*' || die "cannot extract drivers/misc/lkdtm from linux-source-6.1"
+	cat >>"$src/Makefile" <<'MAKE'
+# bpf-panic kdump appliance: built out of tree against Debian's headers,
+# where native_write_cr4 is not exported: UNSET_SMEP is stubbed
+lkdtm-$(CONFIG_LKDTM) += bpk-stubs.o
+CFLAGS_bugs.o += -Dnative_write_cr4=bpk_lkdtm_native_write_cr4
+MAKE
+	cat >"$src/bpk-stubs.c" <<'C'
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/printk.h>
+
+void bpk_lkdtm_native_write_cr4(unsigned long val);
+void bpk_lkdtm_native_write_cr4(unsigned long val)
+{
+	pr_err("lkdtm: UNSET_SMEP is not available in this out-of-tree build\n");
+}
+C
+	make -C "$hdr" M="$src" CONFIG_LKDTM=m modules >"$dir/build.log" 2>&1 ||
+		die "building lkdtm against linux-headers-$kver failed: $(grep -m2 -E 'error|ERROR' "$dir/build.log" | tr '\n' ' ') (log: $dir/build.log)"
+	ko=$src/lkdtm.ko
+	modinfo -F vermagic "$ko" | grep -q "^$kver " ||
+		die "$ko: vermagic '$(modinfo -F vermagic "$ko")' is not $kver"
+	mkdir -p "$entry/modules/lib/modules/$kver/extra"
+	cp "$ko" "$entry/modules/lib/modules/$kver/extra/lkdtm.ko"
+	echo extra/lkdtm.ko >>"$entry/modules.load"
+	depmod -b "$entry/modules" "$kver" || die "depmod of the extracted modules failed"
+	rm -rf "$dir"
+	step_done "lkdtm.ko, $(fmt_ms $(($(now_ms) - t0)))"
+	lkdtm="built out of tree from linux-source-6.1 against linux-headers-$kver"
 }
 
 # The kernel, its config and the guests' modules from the image package.
@@ -248,6 +312,11 @@ rm -f "$entry/ok"
 [[ -e $entry/vmlinux.ok && -s $entry/vmlinux ]] || extract_vmlinux
 gdb_index
 extract_image
+lkdtm=
+if [[ " $missing " == *" lkdtm "* ]]; then
+	build_lkdtm
+	missing=${missing// lkdtm/}
+fi
 {
 	echo "recipe=$RECIPE"
 	echo "package=$pkg"
@@ -256,6 +325,7 @@ extract_image
 	echo "dbg_package=$dbg"
 	echo "root_modules=$ROOT_MODULES"
 	echo "missing_modules=${missing# }"
+	echo "lkdtm=${lkdtm:-from the package}"
 	echo "kdump_modules=$KDUMP_MODULES"
 	echo "disk_bytes=$(du -sb "$entry" | cut -f1)"
 	echo "fetched=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
