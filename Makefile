@@ -129,9 +129,12 @@ ROOT_IMG := $(AB)/root.cpio.gz
 .PHONY: appliance
 appliance: $(ROOT_IMG)
 
+# Passed through the environment, so a quote in the options cannot break
+# the recipe's own quoting.
+$(AB)/makedumpfile-opts: export MAKEDUMPFILE_OPTS := $(MAKEDUMPFILE_OPTS)
 $(AB)/makedumpfile-opts: FORCE
 	@mkdir -p $(@D)
-	@echo '$(MAKEDUMPFILE_OPTS)' | cmp -s - $@ || echo '$(MAKEDUMPFILE_OPTS)' > $@
+	@printf '%s\n' "$$MAKEDUMPFILE_OPTS" | cmp -s - $@ || printf '%s\n' "$$MAKEDUMPFILE_OPTS" > $@
 
 $(KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(AB)/makedumpfile-opts | $(BUILD)/deps.ok
 	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)"
