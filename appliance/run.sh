@@ -150,7 +150,7 @@ if ((${#command_line[@]})); then
 		PATH=/bin:/sbin:/usr/bin:/usr/sbin type -P -- "$cmd0" >/dev/null ||
 			bad_input "-- $cmd0: no such program in the host's /bin, /sbin, /usr/bin or /usr/sbin (the guest's PATH)"
 	fi
-	[[ $host_fs != auto ]] || host_fs=command
+	[[ $host_fs != auto ]] || host_fs='command'
 	workload_meta="-- $(printf '%q ' "${command_line[@]}")"
 	workload_meta=${workload_meta% }
 fi
@@ -219,6 +219,7 @@ keep_unfiled() {
 	fi
 	files=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -printf '%f ' | sed 's/ $//')
 	say "error: everything the guest sent is kept in $dir ($files)"
+	progress unfiled "$dir" # issue 12
 }
 
 # At exit: a staging dir still there was not filed. Delete it only if the
@@ -367,7 +368,6 @@ if ((collect_rc != 0 && collect_rc != 1)) || [[ -z $rundir || ! -d $rundir ]]; t
 	# check this script missed. Either way, after the guest ran: keep it.
 	step_done "not filed (bpk-collect exit $collect_rc)"
 	keep_unfiled
-	progress unfiled # issue 12
 	exit 3
 fi
 stage=''
