@@ -149,3 +149,9 @@ check completion.options "bpk run func_entry --work<TAB>: ${got:-nothing}" test 
 got=$(complete_words bpk --runs "$fx" show 2099)
 check completion.run_ids "bpk show 2099<TAB>: ${got:-nothing}" \
 	test "$got" = "20990101T000001Z-syscall_errno 20990101T000002Z-warn "
+
+# --- selftest without a build: "could not run" (exit 1), named, nothing booted
+rc=0
+got=$(BUILD=$out/no-build "$bpk" --runs "$runs" selftest 2>&1) || rc=$?
+check selftest.not_built "exit $rc: ${got:-nothing}" \
+	test "$rc" = 1 -a "$got" = "FAIL build: $out/no-build/appliance/root.cpio.gz is not built (make all in $top)" -a -z "$(find "$runs" -mindepth 1)"

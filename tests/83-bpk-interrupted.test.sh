@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Ctrl-C to bpk run (issue 12): run.sh runs in a session of its own, so the
+# terminal's SIGINT reaches bpk alone, which must pass it on. SIGINT to bpk
+# (started as a foreground job is: SIGINT not ignored) once the guest has
+# armed a trigger that never fires: exit 130, no QEMU of that run left, the
+# run filed as interrupted, naming SIGINT, its console kept.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+runs=$out/runs
+# armed RUNS: the guest job has armed the trigger
+armed() { grep -qs '^BPK-STATE armed' "$runs"/.staging-*/results.txt; }
+# the example workload, repeated until the timeout; comm=nobody never matches
+env --default-signal=INT bpk/bpk --runs "$runs" run syscall_errno syscall=openat comm=nobody \
+	--repeat 0 --timeout 300 --quiet >"$out/run.out" 2>"$out/run.err" &
+pid=$!
+t=0
+until armed || ((t > 600)); do
+	sleep 0.2
+	t=$((t + 1))
+done
+console=$(find "$runs" -path '*/.staging-*' -name console.log 2>/dev/null | head -1)
+qemu=$(qemu_on "${console:-/nonexistent}")
+check interrupt.armed "after $((t / 5)) s: QEMU ${qemu:-none} on ${console:-no console}" test -n "$qemu"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+check interrupt.exit_130 "exit $rc ($(grep -m1 'error:' "$out/run.err" || echo 'no error line'))" test "$rc" = 130
+left=$(qemu_on "${console:-/nonexistent}")
+check interrupt.no_qemu_left "QEMU on ${console:-no console}: ${left:-none}" test -n "$console" -a -z "$left"
+[[ -z $left ]] || kill -9 "$left" 2>/dev/null || true
+run=$(filed_runs "$runs" | tail -1)
+check_file_has interrupt.filed_interrupted "${run:-$runs/none}/run.meta" '^status=interrupted$'
+check_file_has interrupt.reason_names_signal "${run:-$runs/none}/run.meta" '^reason=interrupted by SIGINT'
+check_file_has interrupt.console_kept "${run:-$runs/none}/console.log" 'Linux version'
