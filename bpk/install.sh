@@ -43,12 +43,38 @@ put() {
 	files+=("$3")
 }
 
+# uninstall: remove what the manifest lists
+uninstall() {
+	[[ -r $manifest ]] || die "$manifest: no manifest, nothing installed under $root by make install"
+	mapfile -t entries <"$manifest"
+	n=0
+	for e in "${entries[@]}"; do
+		[[ $e == file\ * ]] || continue
+		if [[ -e ${e#file } ]]; then
+			rm -f -- "${e#file }" || die "cannot remove ${e#file }"
+			n=$((n + 1))
+		fi
+	done
+	# directories install made, deepest first; one that holds something
+	# else now is left, and said
+	for ((i = ${#entries[@]} - 1; i >= 0; i--)); do
+		e=${entries[i]}
+		[[ $e == dir\ * && -d ${e#dir } ]] || continue
+		rmdir -- "${e#dir }" 2>/dev/null || say "kept ${e#dir }: it holds files install did not write"
+	done
+	say "removed $n files installed under $root"
+}
+
 case $cmd in
 install)
 	(($# == 7)) || bad_input "usage: install.sh install ROOT MAN-PAGE TOP BUILD CACHE RUNS"
 	man=$3 top=$4 build=$5 cache=$6 runs=$7
 	[[ -r $man ]] || die "$man: the man page is not built (make $man)"
-	[[ ! -e $manifest ]] || die "$manifest exists: bpk is installed under $root already (make uninstall first)"
+	if [[ -e $manifest ]]; then
+		# installed before: that install's files go first, exactly
+		say "bpk is installed under $root already: removing that install first"
+		uninstall
+	fi
 	files=() made_dirs=()
 	version=$(git -C "$top" describe --tags --always --dirty 2>/dev/null) || version=unknown
 	put 0755 "$top/bpk/bpk" "$root/bin/bpk"
@@ -68,24 +94,7 @@ install)
 	;;
 uninstall)
 	(($# == 2)) || bad_input "usage: install.sh uninstall ROOT"
-	[[ -r $manifest ]] || die "$manifest: no manifest, nothing installed under $root by make install"
-	mapfile -t entries <"$manifest"
-	n=0
-	for e in "${entries[@]}"; do
-		[[ $e == file\ * ]] || continue
-		if [[ -e ${e#file } ]]; then
-			rm -f -- "${e#file }" || die "cannot remove ${e#file }"
-			n=$((n + 1))
-		fi
-	done
-	# directories install made, deepest first; one that holds something
-	# else now is left, and said
-	for ((i = ${#entries[@]} - 1; i >= 0; i--)); do
-		e=${entries[i]}
-		[[ $e == dir\ * && -d ${e#dir } ]] || continue
-		rmdir -- "${e#dir }" 2>/dev/null || say "kept ${e#dir }: it holds files install did not write"
-	done
-	say "removed $n files installed under $root"
+	uninstall
 	;;
 *) bad_input "usage: install.sh install|uninstall ROOT ..." ;;
 esac

@@ -23,6 +23,12 @@ usr/share/bash-completion/completions/bpk usr/share/bpk usr/share/bpk/bpk.conf u
 usr/share/man usr/share/man/man1 usr/share/man/man1/bpk.1 "
 got=$(listing "$dest")
 check install.files "exit $rc: ${got:-nothing}" test "$rc" = 0 -a "$got" = "$want"
+# installing again replaces the first install, exactly
+rc=0
+make -s install DESTDIR="$dest" PREFIX=/usr RUNS="$runs" >"$out/install2.out" 2>&1 || rc=$?
+again=$(listing "$dest")
+check install.again "exit $rc: $(grep -c '^file ' "$dest/usr/share/bpk/manifest" 2>/dev/null || echo no) files in the manifest, same files: $([[ $again == "$got" ]] && echo yes || echo "no: $again")" \
+	test "$rc" = 0 -a "$again" = "$got"
 bpk=$dest/usr/bin/bpk
 [[ -x $bpk ]] || {
 	fail install.bpk "$bpk not installed: $(tail -1 "$out/install.out")"
