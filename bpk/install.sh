@@ -90,7 +90,7 @@ install)
 		printf 'file %s\n' "${files[@]}" "$manifest"
 		((${#made_dirs[@]} == 0)) || printf 'dir %s\n' "${made_dirs[@]}"
 	} >"$manifest" || die "cannot write $manifest"
-	say "installed ${#files[@]} files under $root (bpk $version; the list: $manifest)"
+	say "installed ${#files[@]} files under $root, and their list $manifest (bpk $version)"
 	;;
 uninstall)
 	(($# == 2)) || bad_input "usage: install.sh uninstall ROOT"
