@@ -17,7 +17,7 @@ DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 	clang llvm dracut-core qemu-system-x86 bison flex libelf-dev zlib1g-dev dwarves \
 	bc libssl-dev cpio xz-utils gzip busybox-static gcc make perl python3 shellcheck \
 	clang-format git procps \
-	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc
+	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc man-db
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
