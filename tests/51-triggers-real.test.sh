@@ -23,11 +23,11 @@ mkdir -p "$runs"
 export PATH=$top/bpk:$PATH
 mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
-	line=$(grep -E "^bpk run $name " README.md | head -1 || true)
+	line=$(grep -E "^bpk run $name .* --workload " README.md | head -1 || true)
 	args=$("$build/triggers/triggerctl" list | awk -v n="$name" '$0 ~ "^" n ": " { on = 1 }
 		on && /example: triggerctl arm/ { sub(/.*triggerctl arm [a-z_]+ /, ""); print; exit }')
 	if [[ -z $line ]]; then
-		fail "real.$name.readme_example" "README.md has no 'bpk run $name ...' line"
+		fail "real.$name.readme_example" "README.md has no 'bpk run $name ... --workload FILE' line"
 		continue
 	fi
 	check "real.$name.readme_matches_table" "$line" test -n "$args" -a "${line%% --workload *}" = "bpk run $name $args"

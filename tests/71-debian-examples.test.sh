@@ -27,9 +27,9 @@ triggerctl=$build/triggers/triggerctl
 export PATH=$top/bpk:$PATH
 mapfile -t names < <("$triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
-	line=$(grep -E "^bpk run $name " README.md | head -1 || true)
+	line=$(grep -E "^bpk run $name .* --workload " README.md | head -1 || true)
 	if [[ -z $line ]]; then
-		fail "debian_real.$name.readme_example" "README.md has no 'bpk run $name ...' line"
+		fail "debian_real.$name.readme_example" "README.md has no 'bpk run $name ... --workload FILE' line"
 		continue
 	fi
 	wl=$(sed -n 's/.* --workload \([^ ]*\).*/\1/p' <<<"$line")
