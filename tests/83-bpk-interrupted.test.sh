@@ -3,7 +3,8 @@
 # terminal's SIGINT reaches bpk alone, which must pass it on. SIGINT to bpk
 # (started as a foreground job is: SIGINT not ignored) once the guest has
 # armed a trigger that never fires: exit 130, no QEMU of that run left, the
-# run filed as interrupted, naming SIGINT, its console kept.
+# run filed as interrupted, naming SIGINT, its console kept. Then a run that
+# fails at a terminal: exit 1, the reason, run.sh's output kept and named.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,3 +37,17 @@ run=$(filed_runs "$runs" | tail -1)
 check_file_has interrupt.filed_interrupted "${run:-$runs/none}/run.meta" '^status=interrupted$'
 check_file_has interrupt.reason_names_signal "${run:-$runs/none}/run.meta" '^reason=interrupted by SIGINT'
 check_file_has interrupt.console_kept "${run:-$runs/none}/console.log" 'Linux version'
+
+# A run that fails at a terminal (the trigger never fires): exit 1, the
+# reason on stderr, run.sh's output kept with the filed run and named
+runs=$out/runs-never
+rc=0
+python3 -c 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)' \
+	bpk/bpk --runs "$runs" run syscall_errno syscall=openat comm=nobody </dev/null >"$out/never.tty" 2>&1 || rc=$?
+run=$(filed_runs "$runs" | tail -1)
+err=$(tr -d '\r' <"$out/never.tty" | grep 'error:.*the trigger did not fire' | tail -1 || true)
+check failed.exit_1 "exit $rc: ${err:-no error line saying the trigger did not fire}" test "$rc" = 1 -a -n "$err"
+kept=$(tr -d '\r' <"$out/never.tty" | grep -m1 "^bpk: error: run.sh's output: " || true)
+check failed.log_named "${kept:-no line naming the output of run.sh}" test -n "$run" -a "$kept" = "bpk: error: run.sh's output: $run/bpk-run.log"
+check_file_has failed.log_kept "${run:-$runs/none}/bpk-run.log" 'the trigger did not fire'
+check_file_has failed.filed_failed "${run:-$runs/none}/run.meta" '^status=failed$'
