@@ -94,6 +94,29 @@ if [[ -n $run ]]; then
 	check installed.drgn "${got:-no fire() output}" test "$got" = "trigger syscall_errno"
 fi
 
+# --- selftest's codes for a vmcore missing (4) and a report failed (5),
+# judged on copies of this real run (hard links; the changed file replaced)
+if [[ -n $run ]]; then
+	fx=$out/judged
+	mkdir -p "$fx"
+	cp -al "$run" "$fx/${id%Z-*}Z-novmcore" && rm "$fx/${id%Z-*}Z-novmcore/vmcore"
+	sed -i 's/^dump=.*/dump=incomplete/' "$fx/${id%Z-*}Z-novmcore/run.meta"
+	rc=0
+	got=$("$bpk" --runs "$fx" selftest --run "${id%Z-*}Z-novmcore" 2>&1) || rc=$?
+	check installed.selftest_no_vmcore "exit $rc: $(tail -1 <<<"${got:-nothing}")" \
+		test "$rc" = 4 -a "$(grep -c '^ok   ' <<<"$got")" = 3 -a -n "$(grep '^FAIL vmcore: no verified vmcore (dump=incomplete' <<<"$got")"
+	cp -al "$run" "$fx/${id%Z-*}Z-noreport"
+	grep -v '^   trigger=' "$run/report.txt" >"$fx/report.txt" && mv "$fx/report.txt" "$fx/${id%Z-*}Z-noreport/report.txt"
+	rc=0
+	got=$("$bpk" --runs "$fx" selftest --run "${id%Z-*}Z-noreport" 2>&1) || rc=$?
+	check installed.selftest_report_failed "exit $rc: $(tail -1 <<<"${got:-nothing}")" \
+		test "$rc" = 5 -a "$(grep -c '^ok   ' <<<"$got")" = 4 -a -n "$(grep '^FAIL report: .*fire record: none' <<<"$got")"
+	rc=0
+	got=$("$bpk" selftest --run "$id" 2>&1) || rc=$?
+	check installed.selftest_judges_run "exit $rc: $(tail -1 <<<"${got:-nothing}")" \
+		test "$rc" = 0 -a "$(grep -c '^ok   ' <<<"$got")" = 5
+fi
+
 # --- selftest, not at a terminal: one line per stage, exit 0
 rc=0
 "$bpk" selftest </dev/null >"$out/selftest.txt" 2>&1 || rc=$?

@@ -4,7 +4,8 @@
 # (started as a foreground job is: SIGINT not ignored) once the guest has
 # armed a trigger that never fires: exit 130, no QEMU of that run left, the
 # run filed as interrupted, naming SIGINT, its console kept. Then a run that
-# fails at a terminal: exit 1, the reason, run.sh's output kept and named.
+# fails at a terminal: exit 1, the reason, run.sh's output kept and named,
+# and bpk selftest --run judges it: exit 3, no trigger fire.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -51,3 +52,8 @@ kept=$(tr -d '\r' <"$out/never.tty" | grep -m1 "^bpk: error: run.sh's output: " 
 check failed.log_named "${kept:-no line naming the output of run.sh}" test -n "$run" -a "$kept" = "bpk: error: run.sh's output: $run/bpk-run.log"
 check_file_has failed.log_kept "${run:-$runs/none}/bpk-run.log" 'the trigger did not fire'
 check_file_has failed.filed_failed "${run:-$runs/none}/run.meta" '^status=failed$'
+# selftest's judgement of that run: the stage that did not work, its code
+rc=0
+got=$(bpk/bpk --runs "$runs" selftest --run last 2>&1) || rc=$?
+check failed.selftest_no_fire "exit $rc: $(tail -1 <<<"${got:-nothing}")" \
+	test "$rc" = 3 -a "$(grep -c '^ok   ' <<<"$got")" = 2 -a -n "$(grep '^FAIL fire: no trigger fire (cause=none: the trigger did not fire' <<<"$got")"
