@@ -17,7 +17,7 @@ DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 	clang llvm dracut-core qemu-system-x86 bison flex libelf-dev zlib1g-dev dwarves \
 	bc libssl-dev cpio xz-utils gzip busybox-static gcc make perl python3 shellcheck \
 	clang-format git procps \
-	python3-drgn python3-jsonschema python3-pyflakes gdb kmod
+	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc man-db
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
@@ -31,7 +31,7 @@ KERNEL_STAMP := $(BUILD)/kernel.stamp
 KHDR := $(KERNEL)/src/tools/include/uapi
 
 .PHONY: all deps kernel check-series guard test clean distclean
-all: kernel guard appliance triggers examples host-tools
+all: kernel guard appliance triggers examples host-tools bpk
 
 deps: $(BUILD)/deps.ok
 $(BUILD)/deps.ok: Makefile lib/install-deps.sh
@@ -296,6 +296,24 @@ $(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) 
 	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl bench/guest/jobs/bench-cost=/etc/bpk/jobs/bench-cost \
 		$(foreach b,$(BENCH_BINS),$(b)=/bench/$(notdir $(b)))
 
+# --- issue 12: bpk, the command with verbs (bpk/bpk), its man page (scdoc
+# source, generated here), bash completion; make install puts them under
+# $(DESTDIR)$(PREFIX) with bpk.conf pointing at this clone's build, cache
+# and runs, and a manifest, which make uninstall removes exactly.
+PREFIX ?= /usr/local
+DESTDIR ?=
+RUNS ?= runs
+BPK_MAN := $(BUILD)/bpk.1
+.PHONY: bpk install uninstall
+bpk: $(BPK_MAN)
+$(BPK_MAN): bpk/bpk.1.scd | $(BUILD)/deps.ok
+	@mkdir -p $(@D)
+	scdoc < $< > $@
+install: $(BPK_MAN) bpk/bpk bpk/bpk.bash-completion bpk/install.sh $(RUN_DEPS)
+	bpk/install.sh install "$(DESTDIR)$(PREFIX)" $(BPK_MAN) "$(CURDIR)" "$(BUILD)" "$(BPK_CACHE)" "$(abspath $(RUNS))"
+uninstall:
+	bpk/install.sh uninstall "$(DESTDIR)$(PREFIX)"
+
 .PHONY: bench
 bench: $(RUN_DEPS) $(BENCH_BINS) $(BB)/cost.cpio.gz
 	bench/run-bench.sh
@@ -318,7 +336,7 @@ $(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL)
 		tests/triggers/jobs/trigger-dry=/etc/bpk/jobs/trigger-dry \
 		$(foreach e,$(EXAMPLE_SCRIPTS) $(EXAMPLE_BINS),$(e)=/examples/$(notdir $(e)))
 
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests $(BPK_MAN)
 	tests/run-all.sh
 test: $(FIELD_TEST_DEPS)
 

@@ -7,7 +7,7 @@
 #   crashkernel, field_preinit (1: boot with rdinit=/etc/bpk/preinit) and
 #   field_meta (collector --meta arguments).
 # field_hostfs MODE WORKLOAD STAGE-DIR: whether the workload runs in the
-#   host's user space (MODE auto | on | off; auto: a dynamically linked
+#   host's user space (MODE auto | on | off | command; auto: a dynamically linked
 #   program or a script for another interpreter than /bin/sh), and if so
 #   adds to STAGE-DIR (the run's initramfs piece) the host view's skeleton
 #   and its share list, and to qemu_args the 9p shares. Shares come from
@@ -78,6 +78,7 @@ field_hostfs() {
 	local mode=$1 workload=$2 wl=$3 why='' p n=0 tag
 	case $mode in
 	on) why="asked for (--host-fs on)" ;;
+	command) why="a command line given after -- (the host's programs, as vng runs them)" ;; # issue 12
 	off) ;;
 	auto) why=$(field_needs_host "$workload") || why='' ;;
 	*) bad_input "--host-fs '$mode' must be auto, on or off" ;;

@@ -34,6 +34,13 @@
 #                        dynamically linked program or a non-/bin/sh script)
 #   --share DIR          also show host directory DIR, read-only, at its path
 #                        (repeatable); --share-rw DIR: the one writable one
+#   --progress FILE      append one line per event to FILE (staging DIR, guest,
+#                        guest-end RC, collect, filed DIR, unfiled DIR, report,
+#                        report-end RC): bpk's progress display reads it
+#   --no-crash           no interactive crash session, even at a terminal
+#   -- CMD [ARG ...]     the workload is this command line instead of a file
+#                        (quoting kept); it runs in the host's user space
+#                        (--host-fs on) unless --host-fs off (busybox)
 #
 # At a terminal, an interactive crash session on the vmcore follows the
 # report. Paths of the built pieces come from the environment (BUILD, default
@@ -60,11 +67,12 @@ crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
 panic_on_oops=1 panic_on_warn=0 reservation_check=1
 qemu_args=()
 flavor=ours host_fs=auto field_shares=() field_share_rw='' crashkernel_given='' # issue 11
+progress_file='' open_crash=1 command_line=() workload_given='' # issue 12: bpk
 while (($#)); do
 	case $1 in
 	--trigger) trigger=${2:?--trigger needs a name} && shift ;;
 	--args) args=${2?--args needs a string} && shift ;;
-	--workload) workload=${2:?--workload needs a file} && shift ;;
+	--workload) workload=${2:?--workload needs a file} && workload_given=1 && shift ;;
 	--repeat) repeat=${2:?--repeat needs a number} && shift ;;
 	--timeout) timeout=${2:?--timeout needs seconds} && shift ;;
 	--mem) mem=${2:?--mem needs a size} && shift ;;
@@ -83,6 +91,15 @@ while (($#)); do
 	--host-fs) host_fs=${2:?--host-fs needs auto, on or off} && shift ;;
 	--share) field_shares+=("${2:?--share needs a directory}") && shift ;;
 	--share-rw) field_share_rw=${2:?--share-rw needs a directory} && shift ;;
+	# issue 12: bpk's progress hook, and a command line as the workload
+	--progress) progress_file=${2:?--progress needs a file} && shift ;;
+	--no-crash) open_crash=0 ;;
+	--)
+		shift
+		(($#)) || bad_input "-- needs a command to run in the guest"
+		command_line=("$@")
+		break
+		;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
@@ -99,9 +116,53 @@ nl=$'\n'
 field_kernel "$flavor"
 field_resolve_shares
 # --- end issue 11
+# --- issue 12: a command line as the workload (run.sh ... -- CMD ARGS): a
+# script that execs it, written once the temporary dir exists
+command_script() { # command_script FILE: write it
+	local a q
+	{
+		echo '#!/bin/sh'
+		echo '# the command line given to run.sh after --'
+		printf 'exec'
+		for a in "${command_line[@]}"; do
+			q=${a//\'/\'\\\'\'} # POSIX sh: ' becomes '\''
+			printf " '%s'" "$q"
+		done
+		echo
+	} >"$1"
+}
+if ((${#command_line[@]})); then
+	[[ -z $workload_given ]] || bad_input "give the workload as --workload FILE or as -- CMD ARGS, not both"
+	cmd0=${command_line[0]}
+	if [[ $host_fs == off ]]; then
+		# the appliance's busybox runs it: /bin/busybox is what the image has
+		[[ $cmd0 == /* ]] || /bin/busybox --list | grep -qxF -- "$cmd0" ||
+			bad_input "-- $cmd0: not a busybox applet (with --host-fs off the command runs in the appliance's busybox)"
+	elif [[ $cmd0 == /* ]]; then
+		[[ -f $cmd0 && -x $cmd0 ]] || bad_input "-- $cmd0: no such program on the host"
+		visible=0
+		for d in /usr /bin /sbin /lib /lib64 "${field_shares[@]}" ${field_share_rw:+"$field_share_rw"}; do
+			[[ $cmd0 != "$d"/* ]] || visible=1
+		done
+		((visible)) || bad_input "-- $cmd0: not under /usr, /bin, /sbin or a share: the guest cannot see it (--share $(dirname "$cmd0"))"
+	else
+		# the guest's PATH, looked up in the host's view of the file system
+		PATH=/bin:/sbin:/usr/bin:/usr/sbin type -P -- "$cmd0" >/dev/null ||
+			bad_input "-- $cmd0: no such program in the host's /bin, /sbin, /usr/bin or /usr/sbin (the guest's PATH)"
+	fi
+	[[ $host_fs != auto ]] || host_fs='command'
+	workload_meta="-- $(printf '%q ' "${command_line[@]}")"
+	workload_meta=${workload_meta% }
+fi
+[[ -z $progress_file ]] || : >>"$progress_file" || bad_input "--progress $progress_file: cannot write to it"
+# progress EVENT ...: one line for bpk's progress display (--progress)
+progress() {
+	[[ -z $progress_file ]] || echo "$*" >>"$progress_file" || true
+}
+# --- end issue 12
 [[ -r $root_img ]] || bad_input "$root_img: guest image not built (make appliance)"
 [[ -x $triggerctl && -x $collect ]] || bad_input "triggerctl or bpk-collect not built (make all)"
-[[ -f $workload && -r $workload ]] || bad_input "$workload: workload not found or not readable"
+((${#command_line[@]})) || [[ -f $workload && -r $workload ]] || bad_input "$workload: workload not found or not readable"
 # What goes into run.meta (key=value lines) and onto the kernel command line
 # must be one line, and the runs dir is read back from one line of output.
 [[ $workload != *$nl* && $runs != *$nl* ]] || bad_input "--workload and --runs must not contain a newline"
@@ -134,6 +195,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bpk-run-XXXXXX") || bad_input "cannot make a t
 stage=$(mktemp -d "$runs/.staging-XXXXXX" 2>"$work/mktemp.err") ||
 	{ rm -rf "$work" && bad_input "cannot make a staging dir under $runs: $(cat "$work/mktemp.err")"; }
 phase=prepare interrupted='' signum=0 qrun=''
+progress staging "$stage" # issue 12
+if ((${#command_line[@]})); then # issue 12: the command line's script
+	workload=$work/command
+	command_script "$workload"
+fi
 
 # keep_unfiled: the staging dir holds what the guest sent and could not be
 # filed: give it a findable name next to the runs, say where it is.
@@ -153,6 +219,7 @@ keep_unfiled() {
 	fi
 	files=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -printf '%f ' | sed 's/ $//')
 	say "error: everything the guest sent is kept in $dir ($files)"
+	progress unfiled "$dir" # issue 12
 }
 
 # At exit: a staging dir still there was not filed. Delete it only if the
@@ -259,6 +326,7 @@ setsid "$here/qemu-run.sh" --kernel "$kernel_image" --initrd "$work/initrd.cpio.
 	--port "dmesg=$stage/dmesg.txt" --port "dump=$stage/dump.flat" \
 	--port "status=$stage/status.txt" --quiet -- "${qemu_args[@]}" </dev/null &
 qrun=$!
+progress guest # issue 12
 # A trapped signal ends "wait" early, with qemu-run.sh still running.
 while :; do
 	qemu_rc=0
@@ -278,14 +346,16 @@ case $qemu_rc in
 125) say "the file system of $stage is full: QEMU was stopped" ;;
 esac
 step_done "QEMU exit status $qemu_rc"
+progress guest-end "$qemu_rc" # issue 12
 
 step "collect"
 phase=collect
+progress collect # issue 12
 collect_args=(--staging "$stage" --runs "$runs" --trigger "$trigger"
 	--meta "trigger_args=$args" --meta "mem=$mem" --meta "smp=$smp"
 	--meta "crashkernel=$crashkernel" --meta "accel=$accel" --meta "destructive_sysctl=$sysctl"
 	--meta "panic_on_oops=$panic_on_oops" --meta "panic_on_warn=$panic_on_warn"
-	--meta "workload=$(basename "$workload")" --meta "kernel=$(basename "$(readlink -f "$kernel")")"
+	--meta "workload=${workload_meta:-$(basename "$workload")}" --meta "kernel=$(basename "$(readlink -f "$kernel")")"
 	--meta "vmlinux=$(readlink -f "$kernel/vmlinux")" --meta "qemu_exit=$qemu_rc"
 	--meta "qemu_wall_s=$((qemu_ms / 1000)).$(printf '%03d' $((qemu_ms % 1000)))")
 ((dry == 0)) || collect_args+=(--dry-run)
@@ -302,6 +372,7 @@ if ((collect_rc != 0 && collect_rc != 1)) || [[ -z $rundir || ! -d $rundir ]]; t
 fi
 stage=''
 step_done "$rundir"
+progress filed "$rundir" # issue 12
 
 if ((dry)); then
 	grep -E '^(BPK-STATE|bpk:|[a-z_]+ (matches|record))' "$rundir/guest.log" 2>/dev/null || true
@@ -313,6 +384,7 @@ report_rc=0
 if ((report)) && [[ -z $interrupted && -r $rundir/vmcore ]]; then
 	step "analysis"
 	phase=report
+	progress report # issue 12
 	"$top/analysis/report.sh" "$rundir" 2>"$work/report.err" || report_rc=$?
 	cat "$work/report.err" >&2
 	report_err=$(grep -m1 '^report.sh: error:' "$work/report.err" || tail -1 "$work/report.err")
@@ -329,6 +401,7 @@ if ((report)) && [[ -z $interrupted && -r $rundir/vmcore ]]; then
 	else
 		step_done "$rundir/report.txt"
 	fi
+	progress report-end "$report_rc" # issue 12
 fi
 
 if [[ -n $interrupted ]]; then
@@ -361,7 +434,7 @@ fi
 ((collect_rc == 0 && report_rc == 0)) || exit 1
 say "run filed: $rundir"
 # At a terminal, the report is followed by crash itself on the new vmcore.
-if ((report)) && ((dry == 0)) && [[ -t 0 && -t 1 ]]; then
+if ((report)) && ((dry == 0)) && ((open_crash)) && [[ -t 0 && -t 1 ]]; then
 	rm -rf "$work" # exec runs no EXIT trap
 	exec "$top/analysis/open-crash.sh" --no-report "$rundir"
 fi

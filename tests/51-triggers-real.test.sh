@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every trigger for real: its README example, run as written (make run ...),
+# Every trigger for real: its README example, run as written (bpk run ...),
 # panics the guest, and the filed run's report shows that trigger's fire
 # record, read from the vmcore. Then the crash_kexec fallback: with the
 # destructive sysctl off, bpf_panic() is unavailable and a trigger fires
@@ -19,20 +19,22 @@ first() {
 
 runs=$out/runs
 mkdir -p "$runs"
+# the README's lines run bpk as installed: the clone's own copy on PATH
+export PATH=$top/bpk:$PATH
 mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
-	line=$(grep -E "^make run TRIGGER=$name ARGS=" README.md | head -1 || true)
+	line=$(grep -E "^bpk run $name .* --workload " README.md | head -1 || true)
 	args=$("$build/triggers/triggerctl" list | awk -v n="$name" '$0 ~ "^" n ": " { on = 1 }
 		on && /example: triggerctl arm/ { sub(/.*triggerctl arm [a-z_]+ /, ""); print; exit }')
 	if [[ -z $line ]]; then
-		fail "real.$name.readme_example" "README.md has no 'make run TRIGGER=$name ...' line"
+		fail "real.$name.readme_example" "README.md has no 'bpk run $name ... --workload FILE' line"
 		continue
 	fi
-	check "real.$name.readme_matches_table" "$line" grep -qF "ARGS=\"$args\"" <<<"$line"
+	check "real.$name.readme_matches_table" "$line" test -n "$args" -a "${line%% --workload *}" = "bpk run $name $args"
 	rc=0
 	before=$(find "$runs" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)
 	# the README line, as written, with the runs filed under this test
-	bash -c "$line RUNS=$runs" >"$out/$name.out" 2>&1 || rc=$?
+	bash -c "$line --runs $runs" >"$out/$name.out" 2>&1 || rc=$?
 	run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name "2*-$name" | sort | tail -1)
 	after=$(find "$runs" -mindepth 1 -maxdepth 1 -type d | wc -l)
 	if ((rc != 0)) || [[ -z $run ]] || ((after != before + 1)) || [[ ! -r $run/report.txt ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every tracing trigger's README example, run as written with KERNEL=debian
-# (make run ... KERNEL=debian): the stock kernel has no bpf_panic(), so the
+# Every tracing trigger's README example, run as written with --kernel debian
+# (bpk run ... --kernel debian): the stock kernel has no bpf_panic(), so the
 # trigger fires through the crash_kexec kfunc, Debian's vmlinuz as crash
 # kernel dumps it, and the report, made with the -dbg vmlinux, shows the
 # fire record (action=crash_kexec) and the Debian package's kernel release.
@@ -23,20 +23,22 @@ pkg="$(sed -n 's/^package=//p' "$dk/ok") $(sed -n 's/^version=//p' "$dk/ok")"
 runs=$out/runs
 mkdir -p "$runs"
 triggerctl=$build/triggers/triggerctl
+# the README's lines run bpk as installed: the clone's own copy on PATH
+export PATH=$top/bpk:$PATH
 mapfile -t names < <("$triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
-	line=$(grep -E "^make run TRIGGER=$name ARGS=" README.md | head -1 || true)
+	line=$(grep -E "^bpk run $name .* --workload " README.md | head -1 || true)
 	if [[ -z $line ]]; then
-		fail "debian_real.$name.readme_example" "README.md has no 'make run TRIGGER=$name ...' line"
+		fail "debian_real.$name.readme_example" "README.md has no 'bpk run $name ... --workload FILE' line"
 		continue
 	fi
-	wl=$(sed -n 's/.* WORKLOAD=\([^ ]*\).*/\1/p' <<<"$line")
+	wl=$(sed -n 's/.* --workload \([^ ]*\).*/\1/p' <<<"$line")
 	if [[ $name == uprobe || $name == cpu_hog ]]; then
 		# not tracing programs: only bpf_panic() can fire them (test 70
 		# arms both; the README's uprobe line is run here)
 		[[ $name == uprobe ]] || continue
 		rc=0
-		bash -c "$line KERNEL=debian RUNS=$runs" >"$out/$name.out" 2>&1 || rc=$?
+		bash -c "$line --kernel debian --runs $runs" >"$out/$name.out" 2>&1 || rc=$?
 		run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name "2*-$name" | sort | tail -1)
 		reason=$(sed -n 's/^reason=//p' "$run/run.meta" 2>/dev/null || true)
 		check "debian_real.$name.refused" "exit $rc, run ${run:-none}: ${reason:-no reason in run.meta}" \
@@ -50,7 +52,7 @@ for name in "${names[@]}"; do
 			grep -qx 'extra/lkdtm.ko' "$dk/modules.load"
 	fi
 	rc=0
-	bash -c "$line KERNEL=debian RUNS=$runs" >"$out/$name.out" 2>&1 || rc=$?
+	bash -c "$line --kernel debian --runs $runs" >"$out/$name.out" 2>&1 || rc=$?
 	run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name "2*-$name" | sort | tail -1)
 	if ((rc != 0)) || [[ -z $run || ! -r $run/report.txt ]]; then
 		fail "debian_real.$name.run" "exit $rc: $(grep -m1 'error:' "$out/$name.out" || tail -1 "$out/$name.out")"

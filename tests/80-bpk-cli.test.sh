@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# bpk's command line, nothing booted (issue 12): --help for bpk and every
+# verb, --version, bad input (one line, exit 2, no staging dir, no run, no
+# QEMU), RUN resolution (id, unique prefix, last; none or two matching),
+# list against triggerctl's table, the man page against --help, and the bash
+# completion (verbs, trigger names, parameter names) under compgen.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+bpk=$top/bpk/bpk
+runs=$out/runs
+mkdir -p "$runs"
+verbs=(run list check demo runs show crash drgn selftest campaign)
+
+# --- help and version
+help=$("$bpk" --help 2>&1) || true
+missing=''
+for v in "${verbs[@]}"; do
+	grep -qE "^  $v( |$)" <<<"$help" || missing+=" $v"
+done
+check help.lists_verbs "${help:+$(wc -l <<<"$help") lines}${missing:+, missing:$missing}" test -n "$help" -a -z "$missing"
+for v in "${verbs[@]}"; do
+	[[ $v != campaign || -x $top/appliance/campaign.sh ]] || continue
+	rc=0
+	h=$("$bpk" "$v" --help 2>&1) || rc=$?
+	if [[ $v == campaign ]]; then
+		# the pass-through: campaign.sh's own help
+		want=$("$top/appliance/campaign.sh" --help 2>&1 || true)
+		check "help.$v" "exit $rc: $(head -1 <<<"$h")" test -n "$h" -a "$h" = "$want"
+		continue
+	fi
+	check "help.$v" "exit $rc: $(head -1 <<<"${h:-nothing}")" test "$rc" = 0 -a "$(head -1 <<<"$h" | cut -d' ' -f1-3)" = "usage: bpk $v"
+done
+want="bpk $(git -C "$top" describe --tags --always --dirty)"
+got=$("$bpk" --version 2>&1 || true)
+check version.git_describe "${got:-nothing} (want $want)" test "$got" = "$want"
+
+# --- bad input: one line, exit 2, nothing filed, nothing booted
+# bad2 NAME WANT ARGS...: bpk ARGS exits 2 with exactly one stderr line
+# containing WANT, and $runs (the runs dir ARGS name) is as it was: no
+# staging dir, no run
+listing() { find "$1" -mindepth 1 -printf '%P\n' 2>/dev/null | sort | tr '\n' ' '; }
+bad2() {
+	local name=$1 want=$2 rc=0 msg before after
+	shift 2
+	before=$(listing "$runs")
+	msg=$(cd /tmp && "$bpk" "$@" 2>&1 >/dev/null) || rc=$?
+	after=$(listing "$runs")
+	if ((rc == 2)) && [[ -n $msg && $(wc -l <<<"$msg") -eq 1 && $msg == *"$want"* && $before == "$after" ]]; then
+		pass "bad_input.$name" "exit $rc: $msg"
+	else
+		fail "bad_input.$name" "exit $rc, want 2 and one line with '$want': ${msg:-no message}; in $runs before: ${before:-nothing}, after: ${after:-nothing}"
+	fi
+}
+bad2 unknown_verb "unknown verb 'frobnicate'" --runs "$runs" frobnicate
+bad2 unknown_global_option "unknown option '--frob'" --frob run syscall_errno
+bad2 no_verb "no verb given" --runs "$runs"
+bad2 unknown_run_option "unknown option '--colour'" --runs "$runs" run syscall_errno --colour red
+bad2 missing_trigger "no trigger given" --runs "$runs" run
+bad2 missing_trigger_only_params "before the trigger's name" --runs "$runs" run syscall=openat
+bad2 dashdash_no_command "-- needs a command" --runs "$runs" run syscall_errno syscall=openat --
+bad2 workload_and_command "not both" --runs "$runs" run syscall_errno --workload triggers/examples/syscall_errno.sh -- true
+bad2 unknown_trigger "unknown trigger 'nosuch'" --runs "$runs" run nosuch
+bad2 missing_workload "/nonexistent/wl: no such readable file" --runs "$runs" run syscall_errno --workload /nonexistent/wl
+# run.sh's own checks of the parameters, passed on as its one line
+bad2 unknown_parameter "colour: unknown parameter of trigger syscall_errno" --runs "$runs" run syscall_errno syscall=openat colour=red --quiet
+bad2 option_without_value "--timeout needs a value" --runs "$runs" run syscall_errno --timeout
+bad2 show_no_run "no RUN given" --runs "$runs" show
+bad2 last_without_runs "RUN 'last': no runs" --runs "$runs" show last
+bad2 list_unknown_trigger "unknown trigger 'nosuch'" --runs "$runs" list nosuch
+bad2 check_bad_kernel "--kernel must be ours or debian" --runs "$runs" check --kernel mine
+if [[ ! -x $top/appliance/campaign.sh ]]; then
+	bad2 campaign_missing "campaign.sh does not exist" --runs "$runs" campaign list
+fi
+# no QEMU was started on anything under this test's runs dir
+q=$(pgrep -af -- "$runs" || true)
+check bad_input.no_qemu "$(find "$runs" -mindepth 1 | wc -l) entries under $runs, processes on it: ${q:-none}" \
+	test -z "$q" -a -z "$(find "$runs" -mindepth 1)"
+
+# --- RUN resolution, on two run directories made here (their run.meta is
+# all the resolver reads)
+fx=$out/fixture-runs
+mkdir -p "$fx/20990101T000001Z-syscall_errno" "$fx/20990101T000002Z-warn" "$fx/20990101T000002Z-warn.unfiled"
+printf 'status=failed\nreason=fixture one\ntrigger=syscall_errno\ncause=none\n' >"$fx/20990101T000001Z-syscall_errno/run.meta"
+printf 'status=failed\nreason=fixture two\ntrigger=warn\ncause=none\n' >"$fx/20990101T000002Z-warn/run.meta"
+runs=$fx
+bad2 run_matches_two "matches 2 runs" --runs "$fx" show 20990101T00000
+bad2 run_matches_none "RUN '2100' matches no run" --runs "$fx" show 2100
+bad2 crash_matches_two "matches 2 runs" --runs "$fx" crash 2099
+bad2 drgn_matches_none "matches no run" --runs "$fx" drgn 2100
+runs=$out/runs
+msg=$("$bpk" --runs "$fx" show 20990101T000001 2>&1 || true)
+check_has run.unique_prefix "$msg" "20990101T000001Z-syscall_errno: no report.txt (status failed: fixture one)"
+msg=$("$bpk" --runs "$fx" show last 2>&1 || true)
+check_has run.last_skips_unfiled "$msg" "20990101T000002Z-warn: no report.txt (status failed: fixture two)"
+table=$("$bpk" --runs "$fx" runs 2>&1 || true)
+check run.table "$(tr -s ' ' <<<"$table" | tr '\n' '|')" \
+	test "$(tr -s ' ' <<<"$table")" = "$(printf '%s\n' 'ID TRIGGER STATUS CAUSE VMCORE FIRE' \
+		'20990101T000001Z-syscall_errno syscall_errno failed none - -' '20990101T000002Z-warn warn failed none - -')"
+
+# --- list: the trigger table's names and parameters
+names=$("$bpk" list --names 2>&1 | tr '\n' ' ' || true)
+want=$("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_0-9]*\): .*/\1/p' | tr '\n' ' ')
+check list.names "${names:-nothing}" test -n "$want" -a "$names" = "$want"
+params=$("$bpk" list --params syscall_errno 2>&1 | tr '\n' ' ' || true)
+check list.params "${params:-nothing}" test "$params" = "syscall errno comm pid count dry_run "
+one=$("$bpk" list uprobe 2>&1 || true)
+check_has list.one_trigger "$(head -3 <<<"$one" | tr '\n' '|')" "example: triggerctl arm uprobe target=/etc/bpk/workload:app_assert_failed"
+
+# --- the man page (scdoc, built by make) and --help agree on selftest's codes
+man=$build/bpk.1
+rendered=$(MANWIDTH=100 man -l "$man" 2>/dev/null || true)
+check_has man.renders "$(head -1 <<<"${rendered:-}")" "bpk(1)"
+hcodes=$("$bpk" selftest --help | sed -n 's/^  \([0-9]\)  \(.*\)/\1 \2/p' | tr '\n' '|')
+mcodes=$(sed -n '/^ *bpk selftest:/,/^ *Other verbs/p' <<<"$rendered" | sed -n 's/^ *\([0-9]\) \(.*\)/\1 \2/p' | tr '\n' '|')
+check man.selftest_codes "help: ${hcodes:-none}; man: ${mcodes:-none}" \
+	test -n "$hcodes" -a "${hcodes//  / }" = "${mcodes//  / }"
+n=$(grep -c '^ *[3-5]  ' < <("$bpk" selftest --help) || true)
+check help.selftest_distinct_codes "$n failure codes 3-5 in bpk selftest --help" test "$n" = 3
+
+# --- bash completion, as bash runs it: complete -F and compgen
+comp=$top/bpk/bpk.bash-completion
+if shellcheck -x "$comp" >"$out/sc.txt" 2>&1; then
+	pass completion.shellcheck clean
+else
+	fail completion.shellcheck "$(grep -m1 -o 'SC[0-9]*.*' "$out/sc.txt")"
+fi
+# complete WORDS...: what _bpk offers for the last word (bpk on PATH)
+complete_words() {
+	PATH=$top/bpk:$PATH bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _bpk; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' \
+		_ "$comp" "$@" 2>&1
+}
+reg=$(bash -c '. "$1"; complete -p bpk' _ "$comp" 2>&1 || true)
+check completion.registered "${reg:-nothing}" test "$reg" = "complete -F _bpk bpk"
+got=$(complete_words bpk r)
+check completion.verbs "bpk r<TAB>: ${got:-nothing}" test "$got" = "run runs "
+got=$(complete_words bpk '')
+check completion.all_verbs "bpk <TAB>: ${got:-nothing}" test "$got" = "$(printf '%s\n' "${verbs[@]}" | sort | tr '\n' ' ')"
+got=$(complete_words bpk run sys)
+check completion.trigger_names "bpk run sys<TAB>: ${got:-nothing}" test "$got" = "syscall_errno syscall_slow "
+got=$(complete_words bpk run syscall_errno syscall=openat '')
+check completion.parameters "bpk run syscall_errno syscall=openat <TAB>: ${got:-nothing}" \
+	test "$got" = "comm= count= dry_run= errno= pid= syscall= "
+got=$(complete_words bpk run func_entry --work)
+check completion.options "bpk run func_entry --work<TAB>: ${got:-nothing}" test "$got" = "--workload "
+got=$(complete_words bpk --runs "$fx" show 2099)
+check completion.run_ids "bpk show 2099<TAB>: ${got:-nothing}" \
+	test "$got" = "20990101T000001Z-syscall_errno 20990101T000002Z-warn "
+
+# --- selftest without a build: "could not run" (exit 1), named, nothing booted
+rc=0
+got=$(BUILD=$out/no-build "$bpk" --runs "$runs" selftest 2>&1) || rc=$?
+check selftest.not_built "exit $rc: ${got:-nothing}" \
+	test "$rc" = 1 -a "$got" = "FAIL build: $out/no-build/appliance/root.cpio.gz is not built (make all in $top)" -a -z "$(find "$runs" -mindepth 1)"
