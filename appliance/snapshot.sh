@@ -4,7 +4,10 @@
 # waiting on the virtio-serial port "control"; saved with QEMU migration.
 # Prints its directory (made on first use, then answered from the cache).
 #
-#   snapshot.sh [--mem SIZE] [--smp N] [--quiet]
+#   snapshot.sh [--mem SIZE] [--smp N] [--quiet] [--print-dir]
+#
+# --print-dir: print the directory the key leads to, made or not, and make
+# nothing (a test sees that another memory size is another snapshot).
 #
 # RAM is a memory-backend-file (share=on while the snapshot boots, so the
 # guest's memory is that file) and the migration leaves it out
@@ -29,12 +32,13 @@ top=$(cd "$here/.." && pwd)
 
 build=${BUILD:-$top/build}
 cache=${BPK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-panic-kdump}
-mem=1G smp=2 quiet=0 crashkernel=192M accel=${BPK_ACCEL:-tcg}
+mem=1G smp=2 quiet=0 print_dir=0 crashkernel=192M accel=${BPK_ACCEL:-tcg}
 while (($#)); do
 	case $1 in
 	--mem) mem=${2:?--mem needs a size} && shift ;;
 	--smp) smp=${2:?--smp needs a number} && shift ;;
 	--quiet) quiet=1 ;;
+	--print-dir) print_dir=1 ;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
@@ -59,6 +63,10 @@ key=$({
 	cat "$here/snapshot.sh" "$here/qmp.py" "$here/qemu-run.sh"
 } | sha256sum | cut -c1-16)
 dir=$cache/snapshot/$key
+if ((print_dir)); then
+	echo "$dir"
+	exit 0
+fi
 mkdir -p "$cache/snapshot"
 exec 9>"$dir.lock"
 # Two campaigns that need the same snapshot: the second waits for the first
