@@ -7,9 +7,10 @@
 # one per line), its runs filed under CAMPAIGN-DIR/attempts/N/runs, restored
 # from the armed snapshot named in CAMPAIGN-DIR/mode (made here if this
 # machine has none: a --sshlogin host) or booted fresh. Watches the run's
-# staging dir for the moment the trigger is armed and the moment the capture
-# kernel starts sending, and writes CAMPAIGN-DIR/attempts/N/attempt.rec
-# (key=value): start, end, seconds, to_armed_s, capture_at_ms, outcome
+# staging dir for the moment the trigger is armed and the moment it fired
+# (the console's panic line, or the capture kernel's boot), and writes
+# CAMPAIGN-DIR/attempts/N/attempt.rec (key=value): start, end, seconds,
+# to_armed_s, fired_at_ms, outcome
 # (fired, ran-out, failed, stopped), cause, run, reason.
 #
 # SIGTERM/SIGINT/SIGHUP (parallel's --halt, or the campaign's Ctrl-C) go on
@@ -58,7 +59,7 @@ finish() { # finish OUTCOME REASON [RUN]: the attempt's record, one line on stde
 		echo "end_ms=$end"
 		echo "seconds=$(secs $((end - start)))"
 		echo "to_armed_s=${to_armed:-}"
-		echo "capture_at_ms=${capture_at:-}"
+		echo "fired_at_ms=${fired_at:-}"
 		echo "outcome=$1"
 		echo "cause=$cause"
 		echo "run=$run"
@@ -89,9 +90,22 @@ trap 'on_signal HUP' HUP
 
 "$here/run.sh" "${run_args[@]}" "${extra[@]}" --runs "$dir/runs" </dev/null >"$dir/run.out" 2>"$dir/run.err" &
 pid=$!
-to_armed='' capture_at=''
-# capturing DIR: that attempt's capture kernel has begun to send (it fired)
-capturing() { [[ -n $(find "$1/runs" -path '*/.staging-*' -name dmesg.txt -size +0 2>/dev/null) ]]; }
+to_armed='' fired_at=''
+# fired_in DIR: that attempt's guest fired: its console shows the panic,
+# or a kernel booting after the first (crash_kexec prints no panic line).
+# A restored run's staging console begins after the restore: any kernel
+# booting in it is the capture kernel.
+fired_in() {
+	local c boots first=2
+	for c in "$1"/runs/.staging-*/console.log; do
+		[[ -s $c ]] || continue
+		grep -q -a 'Kernel panic - not syncing' "$c" && return 0
+		[[ $mode != snapshot ]] || first=1
+		boots=$(grep -c -a 'Command line: ' "$c" || true)
+		((boots >= first)) && return 0
+	done
+	return 1
+}
 
 # The first fire wins: no attempt starts any more, and those still running
 # are stopped now, not when this one's report is done. One that is already
@@ -104,7 +118,7 @@ stop_others() {
 	for f in "$camp"/attempts/*/pid; do
 		d=${f%/pid}
 		[[ $d != "$dir" && ! -e $d/attempt.rec ]] || continue
-		capturing "$d" && continue
+		fired_in "$d" && continue
 		kill -TERM "$(cat "$f")" 2>/dev/null || true
 	done
 }
@@ -114,9 +128,8 @@ while kill -0 "$pid" 2>/dev/null; do
 	if [[ -z $to_armed ]] && grep -qs '^BPK-STATE armed' "$dir"/runs/.staging-*/results.txt; then
 		to_armed=$(secs $(($(now_ms) - start)))
 	fi
-	# the capture kernel's first bytes: the fire was a moment before
-	if [[ -z $capture_at ]] && capturing "$dir"; then
-		capture_at=$(now_ms)
+	if [[ -z $fired_at ]] && fired_in "$dir"; then
+		fired_at=$(now_ms)
 		[[ -n $stopped ]] || stop_others
 	fi
 	sleep 0.1
@@ -131,14 +144,16 @@ if [[ -z $run || ! -r $run/run.meta ]]; then
 fi
 meta() { sed -n "s/^$1=//p" "$run/run.meta"; }
 if [[ -e $run/vmcore ]]; then
-	[[ -n $capture_at ]] || capture_at=$(now_ms)
+	[[ -n $fired_at ]] || fired_at=$(now_ms)
 	why="cause=$(meta cause) dump=$(meta dump)"
 	[[ $(meta status) == success ]] || why+=", filed as $(meta status): $(meta reason)"
 	finish fired "$why" "$run"
 	exit 0
 fi
-capture_at=''
-if [[ $(meta guest_last_state) == not-fired ]]; then
+if [[ -n $fired_at ]]; then
+	outcome=stopped reason="it fired, then was stopped (${stopped:-$(meta interrupted)}) before the dump was whole: dump=$(meta dump) ($(meta reason))"
+	fired_at=''
+elif [[ $(meta guest_last_state) == not-fired ]]; then
 	outcome=ran-out reason="the workload ended and the trigger did not fire"
 elif [[ $(meta qemu_exit) == 124 && $(meta guest_last_state) == armed ]]; then
 	outcome=ran-out reason="armed, no fire within the timeout"

@@ -215,11 +215,11 @@ secs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 count() { awk -F'\t' -v o="$1" 'NR > 1 && $8 == o' "$camp/attempts.tsv" | wc -l; }
 made=$(($(wc -l <"$camp/attempts.tsv") - 1))
 fired=$(count fired) ran_out=$(count ran-out) failed=$(count failed) stopped=$(count stopped)
-# the first fire: the earliest capture kernel seen by the host
+# the first fire: the earliest panic (or capture kernel boot) the host saw
 first='' first_at=''
 for f in "$camp"/attempts/*/attempt.rec; do
 	[[ -e $f && $(rec "$f" outcome) == fired ]] || continue
-	at=$(rec "$f" capture_at_ms)
+	at=$(rec "$f" fired_at_ms)
 	if [[ -z $first_at ]] || ((at < first_at)); then first=$f first_at=$at; fi
 done
 ended=$((fired + ran_out + failed))
