@@ -30,8 +30,16 @@ n=${2:?usage: campaign-attempt.sh CAMPAIGN-DIR N}
 [[ $n =~ ^[0-9]+$ ]] || bad_input "attempt '$n' is not a number"
 [[ -r $camp/run-args && -r $camp/mode ]] || bad_input "$camp: not a campaign dir (no run-args or mode)"
 dir=$camp/attempts/$n
-# the campaign is stopping: this attempt never begins, and leaves nothing
-[[ ! -e $camp/stop ]] || exit 1
+# parallel's stderr may be gone when the campaign was interrupted: a
+# message then fails, it does not kill the attempt before its record
+trap '' PIPE
+# The campaign is stopping: this attempt never begins and leaves nothing.
+# While the winner is still being dumped and reported, hold the job slot
+# (parallel would otherwise start the next attempt at once, and the next).
+if [[ -e $camp/stop ]]; then
+	while [[ -e $camp/won && ! -e $camp/won/done && ! -e $camp/interrupted ]]; do sleep 0.3 || true; done
+	exit 1
+fi
 mkdir -p "$dir/runs"
 echo $$ >"$dir/pid"
 
@@ -66,7 +74,11 @@ finish() { # finish OUTCOME REASON [RUN]: the attempt's record, one line on stde
 		echo "reason=${2//$'\n'/ }"
 	} >"$dir/attempt.rec.tmp"
 	mv "$dir/attempt.rec.tmp" "$dir/attempt.rec"
-	say "attempt $n: $1 after $(fmt_ms $((end - start)))${2:+: $2}${run:+ ($run)}"
+	[[ $(cat "$camp/won/attempt" 2>/dev/null) != "$n" ]] || : >"$camp/won/done"
+	local line
+	line="campaign: attempt $n: $1 after $(fmt_ms $((end - start)))${2:+: $2}${run:+ ($run)}"
+	echo "$line" >>"$camp/campaign.log"
+	echo "$line" >&2 || true
 }
 
 # A machine of a --sshlogin list makes its own snapshot the first time
@@ -132,7 +144,7 @@ while kill -0 "$pid" 2>/dev/null; do
 		fired_at=$(now_ms)
 		[[ -n $stopped ]] || stop_others
 	fi
-	sleep 0.1
+	sleep 0.1 || true
 done
 wait "$pid" 2>/dev/null || rc=$?
 pid=''

@@ -108,8 +108,10 @@ while ! mkdir "$camp" 2>/dev/null; do
 	((i < 100)) || die "cannot make a campaign dir next to $base"
 done
 mkdir -p "$camp/attempts"
-exec 3> >(tee -a "$camp/campaign.log" >&2)
-log() { printf 'campaign: %s\n' "$*" >&3; }
+log() {
+	printf 'campaign: %s\n' "$*" >>"$camp/campaign.log"
+	printf 'campaign: %s\n' "$*" >&2
+}
 
 if ((${#cmd[@]})); then
 	# a command line for the guest's sh, each word single-quoted
@@ -151,42 +153,54 @@ printf 'mode=%s\nsnapshot=%s\nmem=%s\nwhy=%s\n' "$mode" "$snap" "$mem" "$why" >"
 t_start=$(now_ms)
 log "$attempts attempt(s), $jobs at a time ($mode): trigger $trigger ${targs[*]}, workload $(basename "$workload"), in $camp"
 
+# running_attempts: pids of attempts that began and have no record yet
+running_attempts() {
+	local f p
+	for f in "$camp"/attempts/*/pid; do
+		[[ -r $f && ! -e ${f%/pid}/attempt.rec ]] || continue
+		p=$(cat "$f")
+		! kill -0 "$p" 2>/dev/null || echo "$p"
+	done
+}
+
 # Ctrl-C, SIGTERM, SIGHUP: no attempt starts any more, every running attempt
-# gets SIGTERM (run.sh stops its QEMU and files the run), then parallel goes
+# gets SIGTERM (run.sh stops its QEMU and files the run); parallel is left
+# alone until they are done (its own handling of a signal kills its jobs
+# within 0.4 s: too soon for a run to be filed), then stopped.
 interrupted='' signum=0
 on_signal() {
 	[[ -n $interrupted ]] || interrupted=SIG$1 signum=$2
 	log "interrupted by SIG$1: stopping every attempt"
 	: >"$camp/stop"
-	local f p
-	for f in "$camp"/attempts/*/pid; do
-		[[ -r $f && ! -e ${f%/pid}/attempt.rec ]] || continue
-		p=$(cat "$f")
-		kill -TERM "$p" 2>/dev/null || true
-	done
-	[[ -z ${ppid_:-} ]] || kill -TERM "$ppid_" 2>/dev/null || true
+	: >"$camp/interrupted"
+	local p
+	for p in $(running_attempts); do kill -TERM "$p" 2>/dev/null || true; done
 }
 trap 'on_signal INT 2' INT
 trap 'on_signal TERM 15' TERM
 trap 'on_signal HUP 1' HUP
 
 # shellcheck disable=SC2054 # parallel's own comma syntax
-popts=(--jobs "$jobs" --halt now,success=1 --joblog "$camp/joblog" --line-buffer
-	# a stopped attempt needs time to stop its QEMU and file its run
-	--termseq TERM,60000,KILL,25)
+# --halt soon: once an attempt has fired (exit 0), start no more and let
+# the running ones end (the winner has already stopped those that had not
+# fired; one that fired too is still being dumped)
+popts=(--jobs "$jobs" --halt soon,success=1 --joblog "$camp/joblog" --line-buffer)
 if [[ -n $sshlogin ]]; then
 	popts+=(--sshlogin "$sshlogin" --basefile "$camp/run-args" --basefile "$camp/mode"
 		--basefile "$workload" --return "$camp/attempts/{}")
 fi
-seq 1 "$attempts" | parallel "${popts[@]}" "$here/campaign-attempt.sh" "$camp" "{}" \
-	2>&3 &
+log "parallel ${popts[*]} $here/campaign-attempt.sh $camp {}"
+# its own session: a Ctrl-C at the terminal reaches this script only
+seq 1 "$attempts" | setsid parallel "${popts[@]}" "$here/campaign-attempt.sh" "$camp" "{}" &
 ppid_=$!
-prc=0
-while :; do
-	wait "$ppid_" && prc=0 || prc=$?
-	kill -0 "$ppid_" 2>/dev/null || break
+while kill -0 "$ppid_" 2>/dev/null; do
+	if [[ -n $interrupted && -z $(running_attempts) ]]; then
+		kill -TERM "$ppid_" 2>/dev/null || true
+	fi
+	sleep 0.2 || true # a signal may end it
 done
-ppid_=''
+prc=0
+wait "$ppid_" || prc=$?
 t_end=$(now_ms)
 
 # Attempts a --halt or a signal stopped before they ended still get a record
