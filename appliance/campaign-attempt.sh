@@ -36,8 +36,15 @@ trap '' PIPE
 # The campaign is stopping: this attempt never begins and leaves nothing.
 # While the winner is still being dumped and reported, hold the job slot
 # (parallel would otherwise start the next attempt at once, and the next).
+# winner_running: the attempt that fired first has not ended yet
+winner_running() {
+	local w
+	[[ -e $camp/won && ! -e $camp/won/done && ! -e $camp/interrupted ]] || return 1
+	w=$(cat "$camp/won/attempt" 2>/dev/null) || return 1
+	kill -0 "$(cat "$camp/attempts/$w/pid" 2>/dev/null)" 2>/dev/null
+}
 if [[ -e $camp/stop ]]; then
-	while [[ -e $camp/won && ! -e $camp/won/done && ! -e $camp/interrupted ]]; do sleep 0.3 || true; done
+	while winner_running; do sleep 0.3 || true; done
 	exit 1
 fi
 mkdir -p "$dir/runs"
@@ -104,17 +111,14 @@ trap 'on_signal HUP' HUP
 pid=$!
 to_armed='' fired_at=''
 # fired_in DIR: that attempt's guest fired: its console shows the panic,
-# or a kernel booting after the first (crash_kexec prints no panic line).
-# A restored run's staging console begins after the restore: any kernel
-# booting in it is the capture kernel.
+# or the capture kernel's boot (crash_kexec prints no panic line), known by
+# the command line the guest job gives it (reset_devices). Not a count of
+# boots: run.sh puts the snapshot's boot in front of a restored console.
 fired_in() {
-	local c boots first=2
+	local c
 	for c in "$1"/runs/.staging-*/console.log; do
 		[[ -s $c ]] || continue
-		grep -q -a 'Kernel panic - not syncing' "$c" && return 0
-		[[ $mode != snapshot ]] || first=1
-		boots=$(grep -c -a 'Command line: ' "$c" || true)
-		((boots >= first)) && return 0
+		grep -q -a -E 'Kernel panic - not syncing|Command line: .*reset_devices' "$c" && return 0
 	done
 	return 1
 }
