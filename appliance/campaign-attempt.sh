@@ -90,7 +90,10 @@ finish() { # finish OUTCOME REASON [RUN]: the attempt's record, one line on stde
 
 # A machine of a --sshlogin list makes its own snapshot the first time
 if [[ $mode == snapshot && ! -r $snap/ok ]]; then
-	if ! snap=$("$here/snapshot.sh" --mem "$mem" --quiet 2>"$dir/snapshot.err"); then
+	sargs=(--mem "$mem" --quiet)
+	# run-args: --trigger NAME --args "k=v ..." first (campaign.sh)
+	[[ $(sed -n 's/^armed=//p' "$camp/mode") != yes ]] || sargs+=(--trigger "${run_args[1]}" --args "${run_args[3]}")
+	if ! snap=$("$here/snapshot.sh" "${sargs[@]}" 2>"$dir/snapshot.err"); then
 		finish failed "no armed snapshot on $(hostname): $(tail -1 "$dir/snapshot.err")"
 		exit 1
 	fi

@@ -140,16 +140,24 @@ else
 	fi
 fi
 t0=$(now_ms)
+# The snapshot armed with this trigger; else one that arms after each
+# restore (the trigger matched in the idle guest, say); else fresh boots
+armed=no armed_why=''
 if [[ $mode == snapshot ]]; then
-	log "the armed snapshot ($mem) ..."
-	if snap=$("$here/snapshot.sh" --mem "$mem" 2>"$camp/snapshot.err"); then
-		log "armed snapshot: $snap ($(tr '\n' ' ' <"$snap/meta" | grep -o 'boot_to_idle_s=[^ ]* save_s=[^ ]* state_bytes=[^ ]* ram_bytes=[^ ]*'))"
+	log "the armed snapshot ($mem, $trigger ${targs[*]}) ..."
+	if snap=$("$here/snapshot.sh" --mem "$mem" --trigger "$trigger" --args "${targs[*]}" 2>"$camp/snapshot.err"); then
+		armed=yes
 	else
-		mode=fresh why="the armed snapshot could not be made: $(tail -1 "$camp/snapshot.err")"
+		armed_why=$(tail -1 "$camp/snapshot.err")
+		log "no armed snapshot ($armed_why): one that arms after each restore ..."
+		snap=$("$here/snapshot.sh" --mem "$mem" 2>>"$camp/snapshot.err") ||
+			mode=fresh why="the snapshot could not be made: $(tail -1 "$camp/snapshot.err")"
 	fi
+	[[ $mode != snapshot ]] ||
+		log "snapshot: $snap (armed: $armed; $(tr '\n' ' ' <"$snap/meta" | grep -o 'boot_to_idle_s=[^ ]* save_s=[^ ]* state_bytes=[^ ]* ram_bytes=[^ ]*'))"
 fi
 [[ $mode == snapshot ]] || log "fresh boots, no snapshot: $why"
-printf 'mode=%s\nsnapshot=%s\nmem=%s\nwhy=%s\n' "$mode" "$snap" "$mem" "$why" >"$camp/mode"
+printf 'mode=%s\nsnapshot=%s\narmed=%s\nmem=%s\nwhy=%s\n' "$mode" "$snap" "$armed" "$mem" "$why" >"$camp/mode"
 t_start=$(now_ms)
 log "$attempts attempt(s), $jobs at a time ($mode): trigger $trigger ${targs[*]}, workload $(basename "$workload"), in $camp"
 
@@ -245,8 +253,9 @@ armed=$(awk -F'\t' 'NR > 1 && $7 != "" { s += $7; n++ } END { if (n) printf "%.3
 	echo "workload=$workload"
 	echo "mode=$mode"
 	[[ $mode == fresh ]] && echo "fresh_why=$why"
-	[[ $mode == snapshot ]] && echo "snapshot=$snap" && echo "restored=yes" &&
+	[[ $mode == snapshot ]] && echo "snapshot=$snap" && echo "restored=yes" && echo "snapshot_armed=$armed" &&
 		echo "snapshot_s=$(secs $((t_start - t0)))"
+	[[ -z $armed_why ]] || echo "snapshot_not_armed_why=$armed_why"
 	echo "attempts_planned=$attempts"
 	echo "jobs=$jobs"
 	echo "attempts_made=$made"

@@ -145,6 +145,13 @@ if [[ -n $restore ]]; then
 			bad_input "--restore $restore: the snapshot's $k is $(sed -n "s/^$k=//p" "$restore/meta"), this run's ${!k}"
 	done
 	((reservation_check == 1)) || bad_input "--restore: the snapshot was checked with the reservation check on"
+	# an armed snapshot serves its own trigger and arguments only
+	snap_trigger=$(sed -n 's/^trigger=//p' "$restore/meta")
+	if [[ -n $snap_trigger ]]; then
+		[[ $snap_trigger == "$trigger" && $(sed -n 's/^args=//p' "$restore/meta") == "$args" ]] ||
+			bad_input "--restore $restore: armed for '$snap_trigger $(sed -n 's/^args=//p' "$restore/meta")', not '$trigger $args'"
+		((dry == 0 && sysctl == 1)) || bad_input "--restore $restore: armed without --dry-run or --sysctl-off"
+	fi
 	[[ $(readlink -f "$kernel_image") == "$(cat "$restore/kernel")" ]] ||
 		bad_input "--restore $restore: made for $(cat "$restore/kernel"), this run boots $(readlink -f "$kernel_image")"
 	if ((${#field_shares[@]})) || [[ -n $field_share_rw || $host_fs == on ]] ||

@@ -4,7 +4,13 @@
 # waiting on the virtio-serial port "control"; saved with QEMU migration.
 # Prints its directory (made on first use, then answered from the cache).
 #
-#   snapshot.sh [--mem SIZE] [--smp N] [--quiet] [--print-dir]
+#   snapshot.sh [--mem SIZE] [--smp N] [--trigger NAME [--args "k=v ..."]]
+#               [--quiet] [--print-dir]
+#
+# With --trigger, the snapshot is taken ARMED: the guest arms the trigger
+# (triggerctl check + arm, as a run does) before it goes idle, so a restore
+# has nothing left to do but read the workload. Without, it serves any
+# trigger, and each restore arms.
 #
 # --print-dir: print the directory the key leads to, made or not, and make
 # nothing (a test sees that another memory size is another snapshot).
@@ -32,19 +38,27 @@ top=$(cd "$here/.." && pwd)
 
 build=${BUILD:-$top/build}
 cache=${BPK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-panic-kdump}
-mem=1G smp=2 quiet=0 print_dir=0 crashkernel=192M accel=${BPK_ACCEL:-tcg}
+mem=1G smp=2 quiet=0 print_dir=0 trigger='' targs='' crashkernel=192M accel=${BPK_ACCEL:-tcg}
 while (($#)); do
 	case $1 in
 	--mem) mem=${2:?--mem needs a size} && shift ;;
 	--smp) smp=${2:?--smp needs a number} && shift ;;
 	--quiet) quiet=1 ;;
 	--print-dir) print_dir=1 ;;
+	--trigger) trigger=${2:?--trigger needs a name} && shift ;;
+	--args) targs=${2?--args needs a string} && shift ;;
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
 done
 [[ $mem =~ ^[0-9]+[MG]$ ]] || bad_input "--mem '$mem' is not a size like 512M or 1G"
 [[ $smp =~ ^[0-9]+$ && $smp -gt 0 ]] || bad_input "--smp '$smp' is not a positive number"
+[[ -z $targs || -n $trigger ]] || bad_input "--args needs --trigger"
+[[ -z $trigger || $trigger =~ ^[a-z0-9_]+$ ]] || bad_input "unknown trigger '$trigger'"
+[[ $targs != *[,\"]* && $targs != *[[:cntrl:]]* ]] || bad_input "--args '$targs': no commas, quotes or control characters"
+append="bpk.job=appliance bpk.control=1 crashkernel=$crashkernel"
+[[ -z $trigger ]] || append+=" bpk.trigger=$trigger"
+[[ -z $targs ]] || append+=" bpk.args=$(tr ' ' ',' <<<"$targs")"
 # auto would probe KVM per boot; a snapshot is made and restored with one
 [[ $accel == tcg || $accel == kvm ]] || accel=tcg
 kernel_image=$(readlink -f "$build/kernel/bzImage")
@@ -58,7 +72,7 @@ secs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 key=$({
 	sha256sum <"$kernel_image"
 	sha256sum <"$root_img"
-	echo "mem=$mem smp=$smp crashkernel=$crashkernel accel=$accel"
+	echo "mem=$mem smp=$smp crashkernel=$crashkernel accel=$accel append=$append"
 	qemu-system-x86_64 --version | head -1
 	cat "$here/snapshot.sh" "$here/qmp.py" "$here/qemu-run.sh"
 } | sha256sum | cut -c1-16)
@@ -77,10 +91,9 @@ if [[ -r $dir/ok ]]; then
 fi
 rm -rf "$dir"
 mkdir -p "$dir"
-((quiet)) || say "making the armed snapshot ($mem, $smp cpus) in $dir"
+((quiet)) || say "making the snapshot ($mem, $smp cpus${trigger:+, armed: $trigger $targs}) in $dir"
 cp "$root_img" "$dir/initrd"
 echo "$kernel_image" >"$dir/kernel"
-append="bpk.job=appliance bpk.control=1 crashkernel=$crashkernel"
 echo "$append" >"$dir/append"
 mkfifo "$dir/control.in" "$dir/control.out"
 t0=$(now_ms)
@@ -109,6 +122,10 @@ saved=$("$here/qmp.py" save "$dir/qmp.sock" "$dir/state") ||
 	die "saving the snapshot failed: console $dir/console.log"
 wait "$qrun" || true
 trap - EXIT
+# an armed guest that matched its own trigger while it was being saved
+if grep -q -a -E 'Kernel panic - not syncing|Command line: .*reset_devices' "$dir/console.log"; then
+	die "the trigger fired in the snapshot's own guest before it was saved (it matches what an idle guest does): console $dir/console.log"
+fi
 rm -f "$dir/qmp.sock"
 {
 	echo "key=$key"
@@ -116,6 +133,8 @@ rm -f "$dir/qmp.sock"
 	echo "smp=$smp"
 	echo "crashkernel=$crashkernel"
 	echo "accel=$accel"
+	echo "trigger=$trigger"
+	echo "args=$targs"
 	echo "kernel=$kernel_image"
 	echo "boot_to_idle_s=$(secs $((t_idle - t0)))"
 	tr ' ' '\n' <<<"$saved"
