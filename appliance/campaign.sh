@@ -246,7 +246,7 @@ for f in "$camp"/attempts/*/attempt.rec; do
 done
 ended=$((fired + ran_out + failed))
 wall=$((t_end - t_start))
-armed=$(awk -F'\t' 'NR > 1 && $7 != "" { s += $7; n++ } END { if (n) printf "%.3f", s / n }' "$camp/attempts.tsv")
+mean_armed=$(awk -F'\t' 'NR > 1 && $7 != "" { s += $7; n++ } END { if (n) printf "%.3f", s / n }' "$camp/attempts.tsv")
 {
 	echo "trigger=$trigger"
 	echo "args=${targs[*]}"
@@ -266,7 +266,7 @@ armed=$(awk -F'\t' 'NR > 1 && $7 != "" { s += $7; n++ } END { if (n) printf "%.3
 	echo "wall_s=$(secs "$wall")"
 	# attempts that ran to their end, per minute of the campaign
 	echo "attempts_per_minute=$(awk -v n="$ended" -v ms="$wall" 'BEGIN { printf "%.1f", ms ? n * 60000 / ms : 0 }')"
-	echo "mean_to_armed_s=$armed"
+	echo "mean_to_armed_s=$mean_armed"
 	if [[ -n $first ]]; then
 		echo "first_fire_attempt=$(rec "$first" attempt)"
 		echo "first_fire_run=$(rec "$first" run)"

@@ -26,6 +26,7 @@ check_no_qemu flaky "$camp"
 check_counts flaky "$camp"
 check_file_has flaky.snapshot_mode "$camp/summary" '^mode=snapshot$'
 check_file_has flaky.restored "$camp/summary" '^restored=yes$'
+check_file_has flaky.snapshot_armed "$camp/summary" '^snapshot_armed=yes$'
 check_file_has flaky.time_to_armed "$camp/summary" '^mean_to_armed_s=[0-9]+\.[0-9]+$'
 check_file_has flaky.attempts_per_minute "$camp/summary" '^attempts_per_minute=[0-9]+\.[0-9]$'
 check_file_has flaky.time_to_first_fire "$camp/summary" '^time_to_first_fire_s=[0-9]+\.[0-9]+$'
@@ -46,9 +47,10 @@ check flaky.first_has_vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s 
 check_file_has flaky.first_run_restored "$run/run.meta" '^restored_from=/'
 check_file_has flaky.restore_timed "$run/run.meta" '^restore_s=[0-9.]+$'
 check_file_has flaky.attempt_numbered "$run/run.meta" '^attempt=[0-9]+$'
-# as on boot: the crash kernel checked before arming, here after the restore
+# as on boot: the crash kernel checked before arming (in the snapshot's
+# boot), and again after the restore, before the guest says it is armed
 order=$(grep -o -E '^BPK-STATE (idle|restored|crash-kernel-loaded|armed)' "$run/guest.log" | cut -d' ' -f2 | tr '\n' ' ' || true)
-check_has flaky.crash_kernel_checked_after_restore "$order" "idle restored crash-kernel-loaded armed"
+check_has flaky.crash_kernel_checked_after_restore "$order" "crash-kernel-loaded armed idle restored crash-kernel-loaded armed"
 check_file_has flaky.kexec_crash_loaded "$run/guest.log" 'crash kernel +loaded \(/sys/kernel/kexec_crash_loaded = 1\)'
 # the report: the fire, from the dump, read by crash and drgn alike
 if [[ -s $run/report.json ]]; then
