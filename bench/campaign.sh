@@ -53,7 +53,7 @@ campaign_bench() {
 					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do
 						awk '/^BPK-STATE restored/ { sub("t=", "", $3); r = $3 } /^BPK-STATE armed/ { sub("t=", "", $3); a = $3 }
 							END { if (r != "" && a != "") printf "%.2f\n", a - r }' "$r/guest.log"; done)
-					record campaign "restored to armed (guest clock)" s "control message read, crash kernel checked, triggerctl check + arm" "${v[@]}"
+					record campaign "restored to armed (guest clock)" s "control message read, crash kernel checked (armed before the save)" "${v[@]}"
 				else
 					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do sed -n 's/^boot_to_armed_s=//p' "$r/run.meta"; done)
 					record campaign "boot to armed (guest clock)" s "kernel start to armed" "${v[@]}"
