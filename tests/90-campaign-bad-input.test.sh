@@ -32,3 +32,15 @@ check bad.nothing_booted "processes naming $out/runs: ${left:-none}" test -z "$l
 
 help=$($c --help 2>&1 | grep -m1 'campaign.sh TRIGGER' || true)
 check_has bad.help "$help" "--attempts N --jobs J"
+
+# make campaign: TRIGGER= is required; the rest becomes campaign.sh's arguments
+rc=0
+msg=$(make -s campaign 2>&1 >/dev/null) || rc=$?
+check_has make.no_trigger "exit $rc: $(head -1 <<<"$msg")" "exit 2: make campaign: TRIGGER= is required"
+cmd=$(make -s -n campaign TRIGGER=syscall_errno ARGS="syscall=openat errno=ENOENT" WORKLOAD=tests/campaign/flaky.sh \
+	ATTEMPTS=7 JOBS=2 RUNS=/nonexistent/runs FRESH=1 SSHLOGIN=: 2>/dev/null | tr -d '\\\n\t' |
+	grep -o 'appliance/campaign\.sh.*' || true)
+check_has make.campaign_args "$cmd" 'appliance/campaign.sh "syscall_errno" syscall=openat errno=ENOENT --attempts "7" --jobs "2"'
+check_has make.campaign_options "$cmd" '--workload "tests/campaign/flaky.sh" --runs "/nonexistent/runs"'
+check_has make.campaign_fresh "$cmd" '"1G" --fresh'
+check_has make.campaign_ssh "$cmd" '--sshlogin ":"'
