@@ -143,15 +143,17 @@ t0=$(now_ms)
 # The snapshot armed with this trigger; else one that arms after each
 # restore (the trigger matched in the idle guest, say); else fresh boots
 armed=no armed_why=''
+# snapshot_error: snapshot.sh's own error line (QEMU's stop follows it)
+snapshot_error() { grep -m1 '^snapshot.sh: error:' "$1" || tail -1 "$1"; }
 if [[ $mode == snapshot ]]; then
 	log "the armed snapshot ($mem, $trigger ${targs[*]}) ..."
 	if snap=$("$here/snapshot.sh" --mem "$mem" --trigger "$trigger" --args "${targs[*]}" 2>"$camp/snapshot.err"); then
 		armed=yes
 	else
-		armed_why=$(tail -1 "$camp/snapshot.err")
+		armed_why=$(snapshot_error "$camp/snapshot.err")
 		log "no armed snapshot ($armed_why): one that arms after each restore ..."
-		snap=$("$here/snapshot.sh" --mem "$mem" 2>>"$camp/snapshot.err") ||
-			mode=fresh why="the snapshot could not be made: $(tail -1 "$camp/snapshot.err")"
+		snap=$("$here/snapshot.sh" --mem "$mem" 2>"$camp/snapshot-unarmed.err") ||
+			mode=fresh why="the snapshot could not be made: $(snapshot_error "$camp/snapshot-unarmed.err")"
 	fi
 	[[ $mode != snapshot ]] ||
 		log "snapshot: $snap (armed: $armed; $(tr '\n' ' ' <"$snap/meta" | grep -o 'boot_to_idle_s=[^ ]* save_s=[^ ]* state_bytes=[^ ]* ram_bytes=[^ ]*'))"
