@@ -18,6 +18,9 @@ DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 	bc libssl-dev cpio xz-utils gzip busybox-static gcc make perl python3 shellcheck \
 	clang-format git procps \
 	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc man-db
+# issue 13: campaigns run their attempts through GNU parallel (rsync: its
+# --sshlogin file transfers)
+DEB_PKGS += parallel rsync
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
@@ -259,6 +262,17 @@ run: $(RUN_DEPS)
 		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --runs "$(or $(RUNS),runs)" \
 		$(if $(filter 0,$(PANIC_ON_OOPS)),--no-panic-on-oops) $(if $(filter 1,$(PANIC_ON_WARN)),--panic-on-warn) \
 		$(FIELD_RUN_ARGS)
+
+# --- issue 13: make campaign TRIGGER=name ARGS="k=v ..." WORKLOAD=file ATTEMPTS=n JOBS=j
+#   [RUNS=dir] [FRESH=1] [TIMEOUT=s] [MEM=1G] [SSHLOGIN=list]: appliance/campaign.sh
+.PHONY: campaign
+campaign: $(RUN_DEPS)
+	@test -n "$(TRIGGER)" || { echo "make campaign: TRIGGER= is required (triggerctl list)" >&2; exit 2; }
+	appliance/campaign.sh "$(TRIGGER)" $(ARGS) --attempts "$(or $(ATTEMPTS),10)" --jobs "$(or $(JOBS),1)" \
+		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" --runs "$(or $(RUNS),runs)" \
+		--timeout "$(or $(TIMEOUT),120)" --mem "$(or $(MEM),1G)" $(if $(filter 1,$(FRESH)),--fresh) \
+		$(if $(SSHLOGIN),--sshlogin "$(SSHLOGIN)")
+# --- end issue 13
 
 # make crash [RUN=runs/<id>] [RUNS=dir]: the report, then crash on that
 # vmcore (default: the newest run that has one)

@@ -41,6 +41,11 @@
 #   -- CMD [ARG ...]     the workload is this command line instead of a file
 #                        (quoting kept); it runs in the host's user space
 #                        (--host-fs on) unless --host-fs off (busybox)
+#   --restore SNAPDIR    issue 13: restore the armed snapshot SNAPDIR
+#                        (appliance/snapshot.sh) instead of booting; trigger,
+#                        arguments and workload go over its control port
+#   --attempt N          issue 13: the campaign's attempt number (run.meta
+#                        attempt=, BPK_ATTEMPT in the workload's environment)
 #
 # At a terminal, an interactive crash session on the vmcore follows the
 # report. Paths of the built pieces come from the environment (BUILD, default
@@ -68,6 +73,7 @@ panic_on_oops=1 panic_on_warn=0 reservation_check=1
 qemu_args=()
 flavor=ours host_fs=auto field_shares=() field_share_rw='' crashkernel_given='' # issue 11
 progress_file='' open_crash=1 command_line=() workload_given='' # issue 12: bpk
+restore='' attempt=0 campaign_meta=() # issue 13
 while (($#)); do
 	case $1 in
 	--trigger) trigger=${2:?--trigger needs a name} && shift ;;
@@ -100,6 +106,8 @@ while (($#)); do
 		command_line=("$@")
 		break
 		;;
+	--restore) restore=${2:?--restore needs a snapshot dir} && shift ;; # issue 13
+	--attempt) attempt=${2:?--attempt needs a number} && shift ;;       # issue 13
 	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
 	esac
 	shift
@@ -188,6 +196,31 @@ else
 	"$triggerctl" parse "$trigger" "${parse_args[@]}" >/dev/null || exit 2
 fi
 
+# --- issue 13: an attempt restored from an armed snapshot must match it
+[[ $attempt =~ ^[0-9]+$ ]] || bad_input "--attempt '$attempt' is not a number"
+if [[ -n $restore ]]; then
+	[[ -r $restore/ok && -r $restore/meta ]] || bad_input "--restore $restore: not a snapshot made by appliance/snapshot.sh"
+	[[ $flavor == ours ]] || bad_input "--restore: snapshots are made of our kernel only, not --kernel $flavor"
+	for k in mem smp crashkernel; do
+		[[ ${!k} == "$(sed -n "s/^$k=//p" "$restore/meta")" ]] ||
+			bad_input "--restore $restore: the snapshot's $k is $(sed -n "s/^$k=//p" "$restore/meta"), this run's ${!k}"
+	done
+	((reservation_check == 1)) || bad_input "--restore: the snapshot was checked with the reservation check on"
+	# an armed snapshot serves its own trigger and arguments only
+	snap_trigger=$(sed -n 's/^trigger=//p' "$restore/meta")
+	if [[ -n $snap_trigger ]]; then
+		[[ $snap_trigger == "$trigger" && $(sed -n 's/^args=//p' "$restore/meta") == "$args" ]] ||
+			bad_input "--restore $restore: armed for '$snap_trigger $(sed -n 's/^args=//p' "$restore/meta")', not '$trigger $args'"
+		((dry == 0 && sysctl == 1)) || bad_input "--restore $restore: armed without --dry-run or --sysctl-off"
+	fi
+	[[ $(readlink -f "$kernel_image") == "$(cat "$restore/kernel")" ]] ||
+		bad_input "--restore $restore: made for $(cat "$restore/kernel"), this run boots $(readlink -f "$kernel_image")"
+	if ((${#field_shares[@]})) || [[ -n $field_share_rw || $host_fs == on ]] ||
+		{ [[ $host_fs == auto ]] && why=$(field_needs_host "$workload"); }; then
+		bad_input "--restore: the workload needs the host's file system (${why:-shares or --host-fs on}) over 9p, and QEMU cannot migrate a guest with a 9p share"
+	fi
+fi
+# --- end issue 13
 err=$(mkdir -p "$runs" 2>&1) || bad_input "cannot create the runs dir: $err"
 # The initrd is not evidence: it is built outside the runs dir, which only
 # ever holds what the guest sent.
@@ -313,6 +346,32 @@ cmdline="bpk.job=appliance bpk.trigger=$trigger bpk.repeat=$repeat"
 ((panic_on_warn == 0)) || cmdline+=" panic_on_warn=1"
 [[ $crashkernel == none ]] || cmdline+=" crashkernel=$crashkernel"
 ((field_preinit == 0)) || cmdline+=" rdinit=/etc/bpk/preinit" # issue 11
+# --- issue 13: the attempt number; a restore boots nothing: the snapshot's
+# initrd and command line (they must match what was saved), RAM mapped
+# copy-on-write from its file, and what a command line would say goes over
+# the control port, sent by qmp.py once the guest runs again
+((attempt == 0)) || cmdline+=" bpk.attempt=$attempt"
+if [[ -n $restore ]]; then
+	ln -sf "$restore/initrd" "$work/initrd.cpio.gz"
+	cmdline=$(cat "$restore/append")
+	mkfifo "$work/control.in" "$work/control.out"
+	{
+		echo "BPK-CONTROL trigger=$trigger args=$(tr ' ' ',' <<<"$args") repeat=$repeat dry=$dry" \
+			"sysctl=$sysctl panic_on_oops=$panic_on_oops panic_on_warn=$panic_on_warn attempt=$attempt" \
+			"seed=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n') size=$(stat -c %s "$workload")"
+		cat "$workload"
+	} >"$work/control.msg"
+	# shellcheck disable=SC2054 # QEMU's own comma-separated options
+	qemu_args+=(-object "memory-backend-file,id=bpkmem,size=$mem,mem-path=$restore/ram,share=off"
+		-machine memory-backend=bpkmem -incoming defer -qmp "unix:$work/qmp.sock,server=on,wait=off"
+		-chardev "pipe,id=bpkctl,path=$work/control" -device virtserialport,chardev=bpkctl,name=control)
+	"$here/qmp.py" restore "$work/qmp.sock" "$restore/state" "$work/control.in" "$work/control.msg" \
+		>"$work/restore.out" 2>"$work/restore.err" </dev/null &
+	feeder=$!
+	campaign_meta+=(--meta "restored_from=$restore")
+fi
+((attempt == 0)) || campaign_meta+=(--meta "attempt=$attempt")
+# --- end issue 13
 
 step "guest (trigger $trigger${args:+ $args})"
 t_boot=$(now_ms)
@@ -340,6 +399,22 @@ while :; do
 done
 qrun=''
 qemu_ms=$(($(now_ms) - t_boot))
+# --- issue 13: a restored run's console and guest log begin with the
+# snapshot's boot (the first kernel's command line, its states until idle)
+if [[ -n $restore ]]; then
+	kill "$feeder" 2>/dev/null || true
+	wait "$feeder" 2>/dev/null || true
+	if [[ -s $work/restore.out ]]; then
+		campaign_meta+=(--meta "$(cat "$work/restore.out")")
+	else
+		say "error: the restore failed: $(tail -1 "$work/restore.err" 2>/dev/null)"
+		campaign_meta+=(--meta "restore_error=$(tail -1 "$work/restore.err" 2>/dev/null)")
+	fi
+	for f in console.log results.txt; do
+		[[ ! -e $stage/$f ]] || { cat "$restore/$f" "$stage/$f" >"$stage/$f.whole" && mv "$stage/$f.whole" "$stage/$f"; }
+	done
+fi
+# --- end issue 13
 rm -f "$work/initrd.cpio.gz"
 case $qemu_rc in
 124) say "the guest did not finish within ${timeout}s: QEMU was killed" ;;
@@ -361,6 +436,7 @@ collect_args=(--staging "$stage" --runs "$runs" --trigger "$trigger"
 ((dry == 0)) || collect_args+=(--dry-run)
 [[ -z $interrupted ]] || collect_args+=(--interrupted "$interrupted")
 collect_args+=("${field_meta[@]}") # issue 11: kernel flavor and package, host_fs, shares
+collect_args+=("${campaign_meta[@]}") # issue 13: attempt, restored_from, restore_s
 collect_rc=0
 rundir=$("$collect" "${collect_args[@]}") || collect_rc=$?
 if ((collect_rc != 0 && collect_rc != 1)) || [[ -z $rundir || ! -d $rundir ]]; then

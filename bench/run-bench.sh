@@ -6,7 +6,8 @@
 # Environment: BENCH_ROUNDS (3) repeats of each measurement; BENCH_COLD=1
 # also times a cold kernel build (about 5 min) in a scratch cache;
 # BENCH_ACCEL (tcg: KVM hangs on these machines, see README);
-# BENCH_SECTIONS (build loop scaling cost memory field) to run only some.
+# BENCH_SECTIONS (build loop scaling cost memory field campaign) to run only
+# some; BENCH_ATTEMPTS (6) attempts per campaign of the campaign section.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +20,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 rounds=${BENCH_ROUNDS:-3}
 accel=${BENCH_ACCEL:-tcg}
-sections=${BENCH_SECTIONS:-build loop scaling cost memory field}
+sections=${BENCH_SECTIONS:-build loop scaling cost memory field campaign}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ROUNDS '$rounds' is not a number >= 1"
 mkdir -p "$here/results"
 results=$here/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
@@ -276,6 +277,15 @@ if want field; then
 	# shellcheck source=field.sh
 	. "$here/field.sh"
 	field_bench
+	step_done ""
+fi
+
+# --- 7. campaign (issue 13): fresh boots against armed-snapshot restores
+if want campaign; then
+	step "campaign ($accel)"
+	# shellcheck source=campaign.sh
+	. "$here/campaign.sh"
+	campaign_bench
 	step_done ""
 fi
 

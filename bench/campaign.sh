@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# make bench, section "campaign" (issue 13), sourced by run-bench.sh: in one
+# run, side by side,
+#  - the armed snapshot's cost: made in a scratch cache (boot to idle, save,
+#    state file, RAM file as allocated);
+#  - attempts per minute of a campaign whose reproducer never fires
+#    (BENCH_ATTEMPTS attempts, 6): fresh boots with --jobs 1, fresh with
+#    --jobs 2, restores with --jobs 1 and --jobs 2;
+#  - to armed per attempt (host clock, from the attempt's start to the
+#    guest's "armed"), booted against restored, and the restore itself
+#    (QMP: load the state until the guest runs).
+# Uses run-bench.sh's accel, work, top, build.
+# shellcheck disable=SC2154 # those globals
+
+# campaign_rec CAMP KEY: KEY of every attempt record of campaign CAMP
+campaign_rec() {
+	local f
+	for f in "$1"/attempts/*/attempt.rec; do sed -n "s/^$2=//p" "$f"; done | grep .
+}
+
+campaign_bench() {
+	local attempts=${BENCH_ATTEMPTS:-6} cache=$work/snapshot-cache snap kind jobs camp v rc fresh
+	[[ $attempts =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ATTEMPTS '$attempts' is not a number >= 1"
+	snap=$(BPK_CACHE=$cache BPK_ACCEL=$accel "$top/appliance/snapshot.sh" --quiet) || die "the armed snapshot could not be made"
+	m() { sed -n "s/^$1=//p" "$snap/meta"; }
+	record campaign "snapshot: boot to idle" s "crash kernel loaded, reservation checked" "$(m boot_to_idle_s)"
+	record campaign "snapshot: save (stop + migrate)" s "x-ignore-shared: RAM stays in its file" "$(m save_s)"
+	record campaign "snapshot: state file" KiB "" "$(($(m state_bytes) / 1024))"
+	record campaign "snapshot: RAM file allocated" MiB "1 GiB guest, sparse" "$(($(m ram_bytes) / 1048576))"
+	for kind in fresh snapshot; do
+		fresh=()
+		[[ $kind == snapshot ]] || fresh=(--fresh)
+		for jobs in 1 2; do
+			rc=0
+			BPK_CACHE=$cache BPK_ACCEL=$accel "$top/appliance/campaign.sh" syscall_errno syscall=openat errno=ENOSPC \
+				--attempts "$attempts" --jobs "$jobs" "${fresh[@]}" \
+				--workload "$top/tests/campaign/never.sh" --runs "$work/campaign-$kind-$jobs" --timeout 300 \
+				>"$work/campaign.out" 2>&1 || rc=$?
+			camp=$(find "$work/campaign-$kind-$jobs" -mindepth 1 -maxdepth 1 -name 'campaign-*' | tail -1)
+			if ((rc != 1)) || [[ -z $camp || $(sed -n 's/^ran_out=//p' "$camp/summary") != "$attempts" ]]; then
+				tail -3 "$work/campaign.out" >&2
+				die "campaign bench ($kind, --jobs $jobs): exit $rc, not $attempts attempts that ran out"
+			fi
+			record campaign "attempts per minute, $kind, --jobs $jobs" "/min" "$attempts attempts that ran out" \
+				"$(sed -n 's/^attempts_per_minute=//p' "$camp/summary")"
+			if ((jobs == 1)); then
+				mapfile -t v < <(campaign_rec "$camp" to_armed_s)
+				record campaign "attempt start to armed, $kind" s \
+					"$([[ $kind == fresh ]] && echo "boot" || echo "restore"): run.sh start to the guest's armed line" "${v[@]}"
+				if [[ $kind == snapshot ]]; then
+					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do sed -n 's/^restore_s=//p' "$r/run.meta"; done)
+					record campaign "restore (QMP: state loaded, guest running)" s "" "${v[@]}"
+					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do
+						awk '/^BPK-STATE restored/ { sub("t=", "", $3); r = $3 } /^BPK-STATE armed/ { sub("t=", "", $3); a = $3 }
+							END { if (r != "" && a != "") printf "%.2f\n", a - r }' "$r/guest.log"; done)
+					record campaign "restored to armed (guest clock)" s "control message read, crash kernel checked (armed before the save)" "${v[@]}"
+				else
+					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do sed -n 's/^boot_to_armed_s=//p' "$r/run.meta"; done)
+					record campaign "boot to armed (guest clock)" s "kernel start to armed" "${v[@]}"
+				fi
+			fi
+		done
+	done
+	rm -rf "$cache"
+}

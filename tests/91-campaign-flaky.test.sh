@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A flaky bug (1 in 3 per attempt, tests/campaign/flaky.sh) under
+# --attempts 20 --jobs 2, restored from the armed snapshot: the first fire
+# is filed with its vmcore, which crash and drgn both open, and its report
+# shows the fire; every vmcore is a fired attempt's; the summary's counts
+# are the attempt records'; the restored guest checked its crash kernel
+# before arming; no QEMU is left.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=campaign/lib.sh
+. "$top/tests/campaign/lib.sh"
+fresh_out
+cd "$top"
+
+rc=0
+appliance/campaign.sh syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 20 --jobs 2 \
+	--workload tests/campaign/flaky.sh --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
+camp=$(campaign_of "$out/runs")
+check flaky.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
+if [[ -z $camp ]]; then
+	fail flaky.campaign_dir "nothing under $out/runs"
+	exit 0
+fi
+check_no_qemu flaky "$camp"
+check_counts flaky "$camp"
+check_file_has flaky.snapshot_mode "$camp/summary" '^mode=snapshot$'
+check_file_has flaky.restored "$camp/summary" '^restored=yes$'
+check_file_has flaky.snapshot_armed "$camp/summary" '^snapshot_armed=yes$'
+check_file_has flaky.time_to_armed "$camp/summary" '^mean_to_armed_s=[0-9]+\.[0-9]+$'
+check_file_has flaky.attempts_per_minute "$camp/summary" '^attempts_per_minute=[0-9]+\.[0-9]$'
+check_file_has flaky.time_to_first_fire "$camp/summary" '^time_to_first_fire_s=[0-9]+\.[0-9]+$'
+check_file_has flaky.joblog "$camp/joblog" 'campaign-attempt.sh .* [0-9]+$'
+
+run=$(summary "$camp" first_fire_run)
+printed=$(tail -1 "$out/stdout" 2>/dev/null || true)
+check flaky.prints_first_run "stdout: ${printed:-nothing}, summary: ${run:-none}" test -n "$run" -a "$printed" = "$run"
+if [[ -z $run || ! -d $run ]]; then
+	fail flaky.first_run "no first fire's run: ${run:-none}"
+	exit 0
+fi
+all=$(vmcores "$camp")
+n=$(grep -c . <<<"$all" || true)
+check flaky.one_vmcore_per_fire "$n vmcore(s), summary fired=$(summary "$camp" fired): $(tr '\n' ' ' <<<"$all")" \
+	test "$n" -ge 1 -a "$n" = "$(summary "$camp" fired)"
+check flaky.first_has_vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
+check_file_has flaky.first_run_restored "$run/run.meta" '^restored_from=/'
+check_file_has flaky.restore_timed "$run/run.meta" '^restore_s=[0-9.]+$'
+check_file_has flaky.attempt_numbered "$run/run.meta" '^attempt=[0-9]+$'
+# as on boot: the crash kernel checked before arming (in the snapshot's
+# boot), and again after the restore, before the guest says it is armed
+order=$(grep -o -E '^BPK-STATE (idle|restored|crash-kernel-loaded|armed)' "$run/guest.log" | cut -d' ' -f2 | tr '\n' ' ' || true)
+check_has flaky.crash_kernel_checked_after_restore "$order" "crash-kernel-loaded armed idle restored crash-kernel-loaded armed"
+check_file_has flaky.kexec_crash_loaded "$run/guest.log" 'crash kernel +loaded \(/sys/kernel/kexec_crash_loaded = 1\)'
+# the report: the fire, from the dump, read by crash and drgn alike
+if [[ -s $run/report.json ]]; then
+	got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["fire"]["fields"]
+print(d["panic"]["cause"], f["trigger"], f["comm"], f["detail"],
+      "crash=%s" % d["analyzers"]["crash"]["ok"], "drgn=%s" % d["analyzers"]["drgn"]["ok"],
+      "agree=%s" % d["fire"]["crash_drgn_agree"])' "$run/report.json" 2>&1 || true)
+	check_has flaky.report_shows_fire "$got" "trigger syscall_errno flaky syscall=257 errno=2 crash=True drgn=True agree=True"
+else
+	fail flaky.report_shows_fire "$run/report.json: missing or empty"
+fi
+check_file_has flaky.report_txt_fire "$run/report.txt" 'comm.*flaky'
+# the attempt that fired drew a multiple of 3; every attempt that ran out did not
+draws=$(grep -h -o 'flaky: attempt [0-9]* drew [0-9]*' "$camp"/attempts/*/runs/*/guest.log | sort -t' ' -k3n | tr '\n' ';' || true)
+check_has flaky.fired_attempt_drew "$(grep -o 'flaky: attempt [0-9]* drew [0-9]*' "$run/guest.log" || true)" "attempt $(summary "$camp" first_fire_attempt) drew"
+bad=$(for f in "$camp"/attempts/*/attempt.rec; do
+	grep -qx outcome=ran-out "$f" || continue
+	d=$(grep -h -o 'drew [0-9]*' "${f%/attempt.rec}"/runs/*/guest.log | cut -d' ' -f2)
+	[[ -n $d ]] && (((d % 3) != 0)) || echo "${f%/attempt.rec}:${d:-none}"
+done)
+check flaky.ran_out_drew_no_hit "draws: ${draws:-none}; ran-out with a hit: ${bad:-none}" test -n "$draws" -a -z "$bad"

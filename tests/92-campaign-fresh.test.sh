@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# --fresh: every attempt boots (no snapshot), the attempt number reaches
+# the guest on the kernel command line; a reproducer that hits on attempt 2
+# under --attempts 3 --jobs 1: attempt 1 runs out, 2 fires and is filed
+# with its vmcore and report, 3 never starts.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=campaign/lib.sh
+. "$top/tests/campaign/lib.sh"
+fresh_out
+cd "$top"
+
+rc=0
+appliance/campaign.sh syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 3 --jobs 1 --fresh \
+	--workload tests/campaign/on-attempt.sh --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
+camp=$(campaign_of "$out/runs")
+check fresh.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
+if [[ -z $camp ]]; then
+	fail fresh.campaign_dir "nothing under $out/runs"
+	exit 0
+fi
+check_no_qemu fresh "$camp"
+check_counts fresh "$camp"
+check_file_has fresh.mode "$camp/summary" '^mode=fresh$'
+check_file_has fresh.says_why "$camp/summary" '^fresh_why=asked for \(--fresh\)$'
+check_file_has fresh.first_is_2 "$camp/summary" '^first_fire_attempt=2$'
+check_file_has fresh.made_2 "$camp/summary" '^attempts_made=2$'
+check_file_has fresh.attempt1_ran_out "$camp/attempts/1/attempt.rec" '^outcome=ran-out$'
+check fresh.attempt3_not_started "$(find "$camp/attempts" -mindepth 1 -maxdepth 1 -printf '%f ')" test ! -e "$camp/attempts/3"
+run=$(summary "$camp" first_fire_run)
+if [[ -z $run || ! -d $run ]]; then
+	fail fresh.first_run "no first fire's run: ${run:-none}"
+	exit 0
+fi
+check fresh.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
+check_file_lacks fresh.not_restored "$run/run.meta" '^restored_from='
+check_file_has fresh.booted_with_attempt "$run/console.log" 'Command line: .*bpk\.attempt=2'
+check_file_has fresh.workload_saw_attempt "$run/guest.log" '^on-attempt: attempt 2$'
+check_file_has fresh.report "$run/report.json" '"cause": "trigger"'

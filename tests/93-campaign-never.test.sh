@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A reproducer that never hits: every attempt is recorded as ran out, the
+# campaign exits 1 and files no vmcore. The workload is a bash script: it
+# runs from the host's /usr over 9p, which QEMU cannot migrate, so the
+# campaign boots every attempt and says why.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=campaign/lib.sh
+. "$top/tests/campaign/lib.sh"
+fresh_out
+cd "$top"
+
+# shellcheck disable=SC2016 # expanded in the guest
+printf '#!/bin/bash\necho "never (bash): attempt ${BPK_ATTEMPT:-none}"\n' >"$out/never.bash"
+chmod +x "$out/never.bash"
+rc=0
+appliance/campaign.sh syscall_errno syscall=openat errno=ENOSPC --attempts 3 --jobs 2 \
+	--workload "$out/never.bash" --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
+camp=$(campaign_of "$out/runs")
+check never.exit_1 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 1
+check_has never.says_no_fire "$(tail -1 "$out/stderr")" "no attempt fired"
+if [[ -z $camp ]]; then
+	fail never.campaign_dir "nothing under $out/runs"
+	exit 0
+fi
+check_no_qemu never "$camp"
+check_counts never "$camp"
+check_file_has never.all_ran_out "$camp/summary" '^ran_out=3$'
+check_file_has never.none_fired "$camp/summary" '^fired=0$'
+check_file_lacks never.no_first_fire "$camp/summary" '^first_fire'
+all=$(vmcores "$camp")
+runs=$(find "$camp/attempts" -name run.meta | wc -l)
+check never.no_vmcore "vmcores: ${all:-none}; runs filed: $runs" test -z "$all" -a "$runs" = 3
+check_file_has never.fresh_fallback "$camp/summary" '^fresh_why=the workload is a script for /bin/bash: .*9p.*cannot migrate'
+check_file_has never.says_fallback "$out/stderr" 'fresh boots, no snapshot: the workload is a script for /bin/bash'
+ran=$(cat "$camp"/attempts/*/runs/*/guest.log 2>/dev/null | grep -c "^never (bash): attempt [123]$" || true)
+check never.workload_ran "workload lines in the guest logs: ${ran:-0}" test "${ran:-0}" = 3

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The armed snapshot is keyed by what a restore must match: another memory
+# size, CPU count or root image is another snapshot; run.sh refuses to
+# restore one made for another memory size or kernel (one line, exit 2,
+# nothing booted).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+snap=$(appliance/snapshot.sh 2>"$out/snapshot.err" || true)
+check key.made "${snap:-none}: $(tail -1 "$out/snapshot.err")" test -n "$snap" -a -r "$snap/ok"
+d1g=$(appliance/snapshot.sh --print-dir)
+d512=$(appliance/snapshot.sh --print-dir --mem 512M)
+dsmp=$(appliance/snapshot.sh --print-dir --smp 1)
+check key.same_inputs_same_dir "$snap vs $d1g" test -n "$snap" -a "$snap" = "$d1g"
+check key.mem_other_dir "1G $d1g, 512M $d512" test -n "$d512" -a "$d512" != "$d1g"
+check key.smp_other_dir "2 cpus $d1g, 1 cpu $dsmp" test -n "$dsmp" -a "$dsmp" != "$d1g"
+# a root image one byte longer (guest init, jobs, kdump image...) is another key
+mkdir -p "$out/build/appliance"
+ln -s "$(readlink -f "$build/kernel")" "$out/build/kernel"
+{ cat "$build/appliance/root.cpio.gz" && printf '\0'; } >"$out/build/appliance/root.cpio.gz"
+dimg=$(BUILD=$out/build appliance/snapshot.sh --print-dir)
+check key.image_other_dir "root image changed: $dimg" test -n "$dimg" -a "$dimg" != "$d1g"
+
+w=tests/campaign/flaky.sh
+a=(--trigger syscall_errno --args "syscall=openat errno=ENOENT comm=flaky" --workload "$w" --runs "$out/runs")
+one_line key.refuses_other_mem "the snapshot's mem is 1G, this run's 512M" appliance/run.sh "${a[@]}" --restore "$snap" --mem 512M
+# the same snapshot, said to be made for another kernel
+mkdir -p "$out/other-kernel"
+cp "$snap/meta" "$snap/ok" "$out/other-kernel/" 2>/dev/null || true
+echo /nonexistent/bzImage >"$out/other-kernel/kernel"
+one_line key.refuses_other_kernel "made for /nonexistent/bzImage" appliance/run.sh "${a[@]}" --restore "$out/other-kernel"
+one_line key.refuses_non_snapshot "not a snapshot made by appliance/snapshot.sh" appliance/run.sh "${a[@]}" --restore "$out"
+one_line key.refuses_9p "QEMU cannot migrate a guest with a 9p share" appliance/run.sh "${a[@]}" --restore "$snap" --host-fs on
+made=$(find "$out/runs" -mindepth 1 2>/dev/null | head -3 || true)
+check key.nothing_booted "under $out/runs: ${made:-nothing}" test -z "$made"
+rm -rf "$out/other-kernel"

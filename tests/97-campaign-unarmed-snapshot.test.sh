@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A trigger that the idle guest itself matches (tracepoint sched_switch)
+# cannot be saved armed: the campaign says so and restores the snapshot
+# made without a trigger, which takes the trigger over the control port
+# and arms after each restore, checking the crash kernel before it arms.
+# (The failed armed snapshot is tried again by each campaign: 10-20 s.)
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=campaign/lib.sh
+. "$top/tests/campaign/lib.sh"
+fresh_out
+cd "$top"
+
+rc=0
+appliance/campaign.sh tracepoint tp=sched:sched_switch --attempts 2 --jobs 1 \
+	--workload tests/campaign/never.sh --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
+camp=$(campaign_of "$out/runs")
+check unarmed.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
+if [[ -z $camp ]]; then
+	fail unarmed.campaign_dir "nothing under $out/runs"
+	exit 0
+fi
+check_no_qemu unarmed "$camp"
+check_counts unarmed "$camp"
+check_file_has unarmed.restored "$camp/summary" '^restored=yes$'
+check_file_has unarmed.not_armed "$camp/summary" '^snapshot_armed=no$'
+check_file_has unarmed.says_why "$camp/summary" '^snapshot_not_armed_why=.*(before it was idle|fired in the snapshot)'
+check_file_has unarmed.log_says "$camp/campaign.log" 'no armed snapshot .*: one that arms after each restore'
+run=$(summary "$camp" first_fire_run)
+if [[ -z $run || ! -d $run ]]; then
+	fail unarmed.first_run "no first fire's run: ${run:-none}"
+	exit 0
+fi
+check unarmed.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
+check_file_has unarmed.restored_run "$run/run.meta" '^restored_from=/'
+order=$(grep -o -E '^BPK-STATE (idle|restored|crash-kernel-loaded|armed)' "$run/guest.log" | cut -d' ' -f2 | tr '\n' ' ' || true)
+check_has unarmed.crash_kernel_checked_after_restore "$order" "crash-kernel-loaded idle restored crash-kernel-loaded"
+# it arms after the restore (sched_switch fires while it arms, before the
+# guest can say "armed"): triggerctl check ran after "restored"
+seen=$(awk '/^BPK-STATE restored/ { r = NR } /^ok +crash kernel +loaded/ && r { print "line " NR " after restored at line " r; exit }' "$run/guest.log")
+check_has unarmed.armed_after_restore "$seen" "after restored"
+check_file_has unarmed.fire_is_tracepoint "$run/run.meta" '^cause_detail=.*tracepoint'
