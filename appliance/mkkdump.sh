@@ -62,7 +62,7 @@ step "dracut kdump initramfs"
 dracutbasedir=$base BPK_KDUMP_CONF=$work/bpk-kdump.conf \
 	dracut --quiet --force "${kernel_args[@]}" --no-hostonly --no-early-microcode \
 	--conf /dev/null --confdir "$work/none" --tmpdir "$work" \
-	-m "bash base bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
+	-m "bash bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
 	{ tail -20 "$work/dracut.log" >&2; die "dracut failed"; }
 mv "$out.tmp" "$out"
 step_done "$out, $(($(stat -c %s "$out") / 1024)) KiB, makedumpfile $opts${drivers:+, modules $drivers}"

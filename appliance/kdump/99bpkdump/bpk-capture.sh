@@ -1,12 +1,12 @@
 #!/bin/bash
-# Capture step in the crash kernel, run by dracut's init at the cmdline hook:
-# before its root= check, which would stop a root-less kdump initramfs.
+# Capture step in the crash kernel, run by the kdump image's /init
+# (bpk-init.sh) once /proc, /sys and /dev are mounted.
 #
 # 1. the kernel log of the crashed kernel (vmcore-dmesg) to port "dmesg",
 # 2. the dump (makedumpfile -F, flattened) to port "dump",
 # 3. a status record to port "status": key=value lines, last "end",
 # then power off (sysrq o). Every step reports on the console. Nothing here
-# returns to dracut: a failure is recorded and the machine still powers off.
+# returns: a failure is recorded and the machine still powers off.
 
 # shellcheck disable=SC1091
 . /etc/bpk-kdump.conf
