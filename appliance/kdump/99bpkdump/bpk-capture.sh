@@ -1,6 +1,7 @@
-#!/bin/bash
-# Capture step in the crash kernel, run by the kdump image's /init
-# (bpk-init.sh) once /proc, /sys and /dev are mounted.
+#!/bin/sh
+# shellcheck shell=dash
+# Capture step in the crash kernel, sourced by the kdump image's /init
+# (bpk-init.sh, busybox sh) once /proc, /sys and /dev are mounted.
 #
 # 1. the kernel log of the crashed kernel (vmcore-dmesg) to port "dmesg",
 # 2. the dump (makedumpfile -F, flattened) to port "dump",
@@ -83,9 +84,9 @@ now t_dmesg
 [ "$dmesg_rc" = 0 ] || log "vmcore-dmesg exited $dmesg_rc; dumping anyway"
 
 log "dumping: makedumpfile -F $MAKEDUMPFILE_OPTS"
-# shellcheck disable=SC2086 # the options are a word list by design
 # message level 21 = progress (1) + errors (4) + report (16): the report's
 # "STEP [...] : N seconds" lines split the dump into page scan and copy
+# shellcheck disable=SC2086 # the options are a word list by design
 makedumpfile -F $MAKEDUMPFILE_OPTS --message-level 21 /proc/vmcore >"$dump_port"
 dump_rc=$?
 now t_dump
