@@ -189,8 +189,10 @@ trap 'on_signal TERM 15' TERM
 trap 'on_signal HUP 1' HUP
 
 deadline=$((t0 + timeout * 1000))
-n=0
-while alive "$qemu_pid"; do
+n=0 rc=''
+# Checks every 0.2 s, but QEMU's exit is seen at once: wait -n returns on
+# whichever ends first, the check's sleep or QEMU (with QEMU's status).
+while [[ -z $rc ]]; do
 	if (($(now_ms) >= deadline)); then
 		stop_qemu
 		say "error: guest did not finish within ${timeout}s: killed QEMU; console: $console"
@@ -201,10 +203,20 @@ while alive "$qemu_pid"; do
 		say "error: $full_dir: No space left on device: the file system is full and the guest's output stopped growing: stopped QEMU; console: $console"
 		exit 125
 	fi
-	sleep 0.2
+	sleep 0.2 &
+	tick=$!
+	ended='' st=0
+	wait -n -p ended "$qemu_pid" "$tick" || st=$?
+	if [[ $ended == "$qemu_pid" ]]; then
+		rc=$st
+		kill "$tick" 2>/dev/null || true
+		wait "$tick" 2>/dev/null || true
+	elif [[ $ended != "$tick" ]] && ! alive "$qemu_pid"; then
+		# a trapped signal ended the wait; its handler has run
+		rc=0
+		wait "$qemu_pid" || rc=$?
+	fi
 done
-rc=0
-wait "$qemu_pid" || rc=$?
 qemu_pid=''
 trap - EXIT INT TERM HUP
 ((quiet)) || say "QEMU exited with status $rc after $(fmt_ms $(($(now_ms) - t0)))"
