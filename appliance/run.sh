@@ -27,6 +27,8 @@
 #   --append STR         add STR to the guest kernel's command line
 #   --capture-append STR add STR to the crash kernel's command line (no
 #                        commas), e.g. initcall_debug: make bench times boots
+#   --kexec-checks       load the crash kernel with kexec's SHA-256 checks
+#                        (off by default: see appliance/guest/jobs/appliance)
 #   --trigger none       arm nothing: the workload itself crashes the guest
 #                        (the sysrq baseline of the benchmarks, an oops)
 #   --kernel ours|debian the guest's kernel: ours (default), or Debian's stock
@@ -61,7 +63,7 @@ build=${BUILD:-$top/build}
 trigger='' args='' workload=$top/triggers/examples/syscall_errno.sh repeat=1 timeout=300 mem=1G smp=2
 crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
 panic_on_oops=1 panic_on_warn=0 reservation_check=1
-qemu_args=() append='' capture_append=''
+qemu_args=() append='' capture_append='' kexec_checks=0
 flavor=ours host_fs=auto field_shares=() field_share_rw='' crashkernel_given='' # issue 11
 while (($#)); do
 	case $1 in
@@ -84,6 +86,7 @@ while (($#)); do
 	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}") && shift ;;
 	--append) append=${2:?--append needs kernel parameters} && shift ;;
 	--capture-append) capture_append=${2:?--capture-append needs kernel parameters} && shift ;;
+	--kexec-checks) kexec_checks=1 ;;
 	--kernel) flavor=${2:?--kernel needs ours or debian} && shift ;;
 	--host-fs) host_fs=${2:?--host-fs needs auto, on or off} && shift ;;
 	--share) field_shares+=("${2:?--share needs a directory}") && shift ;;
@@ -248,6 +251,7 @@ cmdline="bpk.job=appliance bpk.trigger=$trigger bpk.repeat=$repeat"
 ((dry == 0)) || cmdline+=" bpk.dry=1"
 # the guest job hands the crash kernel these words (commas for spaces)
 [[ -z $capture_append ]] || cmdline+=" bpk.capture_append=$(tr ' ' ',' <<<"$capture_append")"
+((kexec_checks == 0)) || cmdline+=" bpk.kexec_checks=1"
 [[ -z $append ]] || cmdline+=" $append"
 ((sysctl == 1)) || cmdline+=" bpk.sysctl=0"
 ((reservation_check == 1)) || cmdline+=" bpk.reservation_check=0"
