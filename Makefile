@@ -15,7 +15,7 @@ CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g
 
 DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 	clang llvm dracut-core qemu-system-x86 bison flex libelf-dev zlib1g-dev dwarves \
-	bc libssl-dev cpio xz-utils gzip busybox-static gcc make perl python3 shellcheck \
+	bc libssl-dev cpio xz-utils gzip lz4 busybox-static gcc make perl python3 shellcheck \
 	clang-format git procps \
 	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc man-db
 # issue 13: campaigns run their attempts through GNU parallel (rsync: its

@@ -6,7 +6,7 @@ and the whole of report.json (schema: analysis/report.schema.json).
     report-merge.py --run DIR [--drgn FACTS.json] [--crash-out FILE]
                     [--crash-error MSG] [--drgn-error MSG]
                     [--crash-fire MAPID=FILE ...]
-                    [--crash-s S] [--drgn-s S] [--started-ms MS]
+                    [--crash-s S] [--drgn-s S] [--first-look-s S] [--started-ms MS]
                     [--text OUT.txt] [--json OUT.json]
     report-merge.py --run DIR --refresh
 
@@ -498,6 +498,8 @@ class Report:
             timings["crash_s"] = a.crash_s
         if a.drgn_s is not None:
             timings["drgn_s"] = a.drgn_s
+        if a.first_look_s is not None:
+            timings["first_look_s"] = a.first_look_s
         if started_ms is not None:
             timings["report_s"] = round(time.time() - started_ms / 1000, 3)
         fire = self.fire_record
@@ -597,6 +599,7 @@ def main():
     ap.add_argument("--crash-fire", action="append", default=[])
     ap.add_argument("--crash-s", type=float)
     ap.add_argument("--drgn-s", type=float)
+    ap.add_argument("--first-look-s", type=float)
     ap.add_argument("--started-ms", type=int)
     ap.add_argument("--text")
     ap.add_argument("--json")

@@ -91,6 +91,19 @@ crash -s --kaslr=auto "$crash_vmlinux" "$run/vmcore" <"$work/to" >"$work/from" 2
 crash_pid=$!
 exec {to}>"$work/to" {from}<"$work/from"
 batch=0
+# --- issue 14: the first look. crash takes seconds to read the vmlinux's
+# debug info; drgn has the answer in well under one: print what brought the
+# kernel down now, the full report (checked against crash) follows.
+first_look_ms=''
+wait "$drgn_pid" || true
+drgn_ms=$(cat "$work/drgn.ms" 2>/dev/null || echo 0)
+if [[ -s $work/drgn.json ]] &&
+	"$here/first-look.py" --run "$run" --drgn "$work/drgn.json" --drgn-s "$(ms_s "$drgn_ms")" 2>"$work/first-look.err"; then
+	first_look_ms=$(($(now_ms) - t_report))
+else
+	sed 's/^/first look: /' "$work/first-look.err" >&2 2>/dev/null || true
+fi
+# --- end first look
 # ask OUT CMD...: run the crash commands, their output into OUT; false if
 # crash did not answer them all (it exited, or 120 s passed in silence)
 ask() {
@@ -132,7 +145,7 @@ timings() {
 	grep -E '^[a-z_]+_s=' "$run/run.meta" | sed 's/^/   /' || true
 	[[ -z ${armed_to_fire:-} ]] || echo "   armed_to_fire_s=$armed_to_fire (fire record time - boot_to_armed_s)"
 	ms=$(($(now_ms) - t_report))
-	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10))) (crash part $(ms_s "${crash_ms:-0}") s, drgn part $(ms_s "${drgn_ms:-0}") s, in parallel)"
+	echo "   report_s=$((ms / 1000)).$(printf '%02d' $(((ms % 1000) / 10))) (crash part $(ms_s "${crash_ms:-0}") s, drgn part $(ms_s "${drgn_ms:-0}") s, in parallel${first_look_ms:+; first look printed at $(ms_s "$first_look_ms") s})"
 }
 finish() { # finish: put report.txt in place, print it, exit 1 if a section failed
 	mv "$run/report.txt.tmp" "$run/report.txt"
@@ -194,11 +207,10 @@ crash_ms=$(($(now_ms) - t_crash))
 
 # --- drgn part (issue 10): wait for it, then merge both into the drgn
 # sections of report.txt and into report.json
-wait "$drgn_pid" || true
 [[ ! -s $work/drgn.err ]] || sed 's/^/drgn part: /' "$work/drgn.err" >&2
-drgn_ms=$(cat "$work/drgn.ms" 2>/dev/null || echo 0)
 merge=(--run "$run" --drgn "$work/drgn.json" --crash-s "$(ms_s "$crash_ms")"
 	--drgn-s "$(ms_s "$drgn_ms")" --started-ms "$t_report"
+	${first_look_ms:+--first-look-s "$(ms_s "$first_look_ms")"}
 	--text "$work/drgn.txt" --json "$run/report.json")
 if [[ -n $crash_error ]]; then merge+=(--crash-error "$crash_error"); else merge+=(--crash-out "$work/pass1.out"); fi
 if [[ ! -s $work/drgn.json ]]; then # killed, or died before writing its facts

@@ -40,6 +40,7 @@ sysbase=/usr/lib/dracut
 need_cmd dracut dracut-core
 need_cmd makedumpfile makedumpfile
 need_cmd vmcore-dmesg kexec-tools
+need_cmd busybox busybox-static
 [[ -d $sysbase/modules.d/99base ]] || die "$sysbase: no dracut modules (install dracut-core)"
 
 work=$(mktemp -d)
@@ -51,10 +52,14 @@ for f in "$sysbase"/*; do
 done
 for m in "$sysbase"/modules.d/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
 ln -s "$here/kdump/99bpkdump" "$base/modules.d/99bpkdump"
-# The capture step sources this file (bash): %q quotes the value, so it
-# comes back verbatim, whatever quotes or $(...) it holds.
-printf 'MAKEDUMPFILE_OPTS=%q\n' "$opts" >"$work/bpk-kdump.conf"
-printf 'BPK_MODULES=%q\n' "$drivers" >>"$work/bpk-kdump.conf" # issue 11
+# The capture step sources this file (busybox sh): each value in single
+# quotes, a quote in it as '\'', so it comes back verbatim, whatever quotes
+# or $(...) it holds (POSIX quoting: bash's %q can write $'...').
+sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+{
+	echo "MAKEDUMPFILE_OPTS=$(sq "$opts")"
+	echo "BPK_MODULES=$(sq "$drivers")" # issue 11
+} >"$work/bpk-kdump.conf"
 mkdir -p "$work/none"
 
 mkdir -p "$(dirname "$out")"
@@ -62,7 +67,7 @@ step "dracut kdump initramfs"
 dracutbasedir=$base BPK_KDUMP_CONF=$work/bpk-kdump.conf \
 	dracut --quiet --force "${kernel_args[@]}" --no-hostonly --no-early-microcode \
 	--conf /dev/null --confdir "$work/none" --tmpdir "$work" \
-	-m "bash base bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
+	-m "bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
 	{ tail -20 "$work/dracut.log" >&2; die "dracut failed"; }
 mv "$out.tmp" "$out"
 step_done "$out, $(($(stat -c %s "$out") / 1024)) KiB, makedumpfile $opts${drivers:+, modules $drivers}"

@@ -11,6 +11,7 @@
 #   --timeout SEC     kill QEMU after SEC seconds (default 300)
 #   --port NAME=FILE  a virtio-serial port NAME whose guest output lands in FILE
 #   --quiet           no progress lines
+#   --probe-accel     print what --accel auto picks (kvm or tcg) for --kernel, exit
 #
 # Exit: QEMU's status when the guest ended by itself (power off, or reboot after
 # a panic: -no-reboot); 124 when the timeout killed it; 125 when it was
@@ -25,38 +26,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/log.sh
 . "$here/../lib/log.sh"
 
-kernel='' initrd='' console='' append='' mem=1G smp=2 accel=${BPK_ACCEL:-auto} timeout=300 quiet=0
+kernel='' initrd='' console='' append='' mem=1G smp=2 accel=${BPK_ACCEL:-auto} timeout=300 quiet=0 probe=0
 ports=()
 grace=5
-while (($#)); do
-	case $1 in
-	--kernel) kernel=${2:?--kernel needs a file} && shift ;;
-	--initrd) initrd=${2:?--initrd needs a file} && shift ;;
-	--console) console=${2:?--console needs a file} && shift ;;
-	--append) append=${2?--append needs a string} && shift ;;
-	--mem) mem=${2:?--mem needs a size} && shift ;;
-	--smp) smp=${2:?--smp needs a number} && shift ;;
-	--accel) accel=${2:?--accel needs auto, tcg or kvm} && shift ;;
-	--timeout) timeout=${2:?--timeout needs seconds} && shift ;;
-	--port) ports+=("${2:?--port needs NAME=FILE}") && shift ;;
-	--quiet) quiet=1 ;;
-	--) shift && break ;;
-	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
-	esac
-	shift
-done
-extra=("$@")
-
-[[ -n $kernel ]] || bad_input "--kernel is required"
-[[ -r $kernel ]] || bad_input "$kernel: kernel image not found"
-[[ -n $initrd ]] || bad_input "--initrd is required"
-[[ -r $initrd ]] || bad_input "$initrd: initramfs not found"
-[[ -n $console ]] || bad_input "--console is required"
-[[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || bad_input "--timeout '$timeout' is not a positive number of seconds"
-[[ $smp =~ ^[0-9]+$ && $smp -gt 0 ]] || bad_input "--smp '$smp' is not a positive number"
-[[ $mem =~ ^[0-9]+[MG]$ ]] || bad_input "--mem '$mem' is not a size like 512M or 1G"
-need_cmd qemu-system-x86_64 qemu-system-x86
-
 # KVM is only used where it was seen to work: on some hosts /dev/kvm exists
 # but a guest hangs during decompression (nested virtualisation). The probe
 # result is cached per QEMU version and kernel image.
@@ -78,6 +50,40 @@ kvm_works() {
 	fi
 	[[ $(cat "$verdict") == yes ]]
 }
+
+while (($#)); do
+	case $1 in
+	--kernel) kernel=${2:?--kernel needs a file} && shift ;;
+	--initrd) initrd=${2:?--initrd needs a file} && shift ;;
+	--console) console=${2:?--console needs a file} && shift ;;
+	--append) append=${2?--append needs a string} && shift ;;
+	--mem) mem=${2:?--mem needs a size} && shift ;;
+	--smp) smp=${2:?--smp needs a number} && shift ;;
+	--accel) accel=${2:?--accel needs auto, tcg or kvm} && shift ;;
+	--timeout) timeout=${2:?--timeout needs seconds} && shift ;;
+	--port) ports+=("${2:?--port needs NAME=FILE}") && shift ;;
+	--quiet) quiet=1 ;;
+	--probe-accel) probe=1 ;;
+	--) shift && break ;;
+	*) bad_input "unknown argument '$1' (see the header of $0)" ;;
+	esac
+	shift
+done
+extra=("$@")
+
+[[ -n $kernel ]] || bad_input "--kernel is required"
+[[ -r $kernel ]] || bad_input "$kernel: kernel image not found"
+if ((probe)); then # --probe-accel: print what --accel auto picks (make bench)
+	if kvm_works; then echo kvm; else echo tcg; fi
+	exit 0
+fi
+[[ -n $initrd ]] || bad_input "--initrd is required"
+[[ -r $initrd ]] || bad_input "$initrd: initramfs not found"
+[[ -n $console ]] || bad_input "--console is required"
+[[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || bad_input "--timeout '$timeout' is not a positive number of seconds"
+[[ $smp =~ ^[0-9]+$ && $smp -gt 0 ]] || bad_input "--smp '$smp' is not a positive number"
+[[ $mem =~ ^[0-9]+[MG]$ ]] || bad_input "--mem '$mem' is not a size like 512M or 1G"
+need_cmd qemu-system-x86_64 qemu-system-x86
 
 case $accel in
 tcg) accel_args=(-accel tcg -cpu max) ;;
@@ -183,8 +189,10 @@ trap 'on_signal TERM 15' TERM
 trap 'on_signal HUP 1' HUP
 
 deadline=$((t0 + timeout * 1000))
-n=0
-while alive "$qemu_pid"; do
+n=0 rc=''
+# Checks every 0.2 s, but QEMU's exit is seen at once: wait -n returns on
+# whichever ends first, the check's sleep or QEMU (with QEMU's status).
+while [[ -z $rc ]]; do
 	if (($(now_ms) >= deadline)); then
 		stop_qemu
 		say "error: guest did not finish within ${timeout}s: killed QEMU; console: $console"
@@ -195,10 +203,20 @@ while alive "$qemu_pid"; do
 		say "error: $full_dir: No space left on device: the file system is full and the guest's output stopped growing: stopped QEMU; console: $console"
 		exit 125
 	fi
-	sleep 0.2
+	sleep 0.2 &
+	tick=$!
+	ended='' st=0
+	wait -n -p ended "$qemu_pid" "$tick" || st=$?
+	if [[ $ended == "$qemu_pid" ]]; then
+		rc=$st
+		kill "$tick" 2>/dev/null || true
+		wait "$tick" 2>/dev/null || true
+	elif [[ $ended != "$tick" ]] && ! alive "$qemu_pid"; then
+		# a trapped signal ended the wait; its handler has run
+		rc=0
+		wait "$qemu_pid" || rc=$?
+	fi
 done
-rc=0
-wait "$qemu_pid" || rc=$?
 qemu_pid=''
 trap - EXIT INT TERM HUP
 ((quiet)) || say "QEMU exited with status $rc after $(fmt_ms $(($(now_ms) - t0)))"

@@ -24,6 +24,11 @@
 #   --panic-on-warn      a WARN() panics the guest too (panic_on_warn=1)
 #   --no-report          collect only (no report.txt, no report.json)
 #   --qemu-arg ARG       pass ARG to QEMU (repeatable), e.g. a QMP socket
+#   --append STR         add STR to the guest kernel's command line
+#   --capture-append STR add STR to the crash kernel's command line (no
+#                        commas), e.g. initcall_debug: make bench times boots
+#   --kexec-checks       load the crash kernel with kexec's SHA-256 checks
+#                        (off by default: see appliance/guest/jobs/appliance)
 #   --trigger none       arm nothing: the workload itself crashes the guest
 #                        (the sysrq baseline of the benchmarks, an oops)
 #   --kernel ours|debian the guest's kernel: ours (default), or Debian's stock
@@ -70,7 +75,7 @@ build=${BUILD:-$top/build}
 trigger='' args='' workload=$top/triggers/examples/syscall_errno.sh repeat=1 timeout=300 mem=1G smp=2
 crashkernel=192M runs=$top/runs accel=${BPK_ACCEL:-auto} dry=0 report=1 sysctl=1
 panic_on_oops=1 panic_on_warn=0 reservation_check=1
-qemu_args=()
+qemu_args=() append='' capture_append='' kexec_checks=0
 flavor=ours host_fs=auto field_shares=() field_share_rw='' crashkernel_given='' # issue 11
 progress_file='' open_crash=1 command_line=() workload_given='' # issue 12: bpk
 restore='' attempt=0 campaign_meta=() # issue 13
@@ -93,6 +98,9 @@ while (($#)); do
 	--panic-on-warn) panic_on_warn=1 ;;
 	--no-report) report=0 ;;
 	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}") && shift ;;
+	--append) append=${2:?--append needs kernel parameters} && shift ;;
+	--capture-append) capture_append=${2:?--capture-append needs kernel parameters} && shift ;;
+	--kexec-checks) kexec_checks=1 ;;
 	--kernel) flavor=${2:?--kernel needs ours or debian} && shift ;;
 	--host-fs) host_fs=${2:?--host-fs needs auto, on or off} && shift ;;
 	--share) field_shares+=("${2:?--share needs a directory}") && shift ;;
@@ -174,6 +182,8 @@ progress() {
 # What goes into run.meta (key=value lines) and onto the kernel command line
 # must be one line, and the runs dir is read back from one line of output.
 [[ $workload != *$nl* && $runs != *$nl* ]] || bad_input "--workload and --runs must not contain a newline"
+[[ $append$capture_append != *$nl* ]] || bad_input "--append and --capture-append must not contain a newline"
+[[ $capture_append != *,* ]] || bad_input "--capture-append '$capture_append': no commas (they carry the spaces)"
 [[ $repeat =~ ^[0-9]+$ ]] || bad_input "--repeat '$repeat' is not a number"
 [[ $timeout =~ ^[0-9]+$ && $timeout -gt 0 ]] || bad_input "--timeout '$timeout' is not a positive number of seconds"
 [[ $mem =~ ^[0-9]+[MG]$ ]] || bad_input "--mem '$mem' is not a size like 512M or 1G"
@@ -339,6 +349,10 @@ step_done
 cmdline="bpk.job=appliance bpk.trigger=$trigger bpk.repeat=$repeat"
 [[ -z $args ]] || cmdline+=" bpk.args=$(tr ' ' ',' <<<"$args")"
 ((dry == 0)) || cmdline+=" bpk.dry=1"
+# the guest job hands the crash kernel these words (commas for spaces)
+[[ -z $capture_append ]] || cmdline+=" bpk.capture_append=$(tr ' ' ',' <<<"$capture_append")"
+((kexec_checks == 0)) || cmdline+=" bpk.kexec_checks=1"
+[[ -z $append ]] || cmdline+=" $append"
 ((sysctl == 1)) || cmdline+=" bpk.sysctl=0"
 ((reservation_check == 1)) || cmdline+=" bpk.reservation_check=0"
 # An oops is a field bug too: by default it panics, so it is dumped.

@@ -147,10 +147,10 @@ if ((rc != 0)); then
 	fail mkkdump.opts_verbatim "mkkdump.sh exited $rc: $(tail -1 "$out/mkkdump.out")"
 else
 	(cd "$out" && zcat kdump.img | cpio -i --quiet --to-stdout etc/bpk-kdump.conf >"$out/bpk-kdump.conf")
-	got=$(
-		# shellcheck disable=SC1091 # written by mkkdump.sh
-		. "$out/bpk-kdump.conf" && printf '%s' "${MAKEDUMPFILE_OPTS-unset}"
-	) || got="sourcing failed"
+	# sourced as the capture step sources it: by busybox sh
+	# shellcheck disable=SC2016 # $1 and the variable are the inner shell's
+	got=$(busybox sh -c '. "$1" && printf "%s" "${MAKEDUMPFILE_OPTS-unset}"' sh "$out/bpk-kdump.conf") ||
+		got="sourcing failed"
 	check mkkdump.opts_verbatim "got: $got" test "$got" = "$opts"
 	check mkkdump.nothing_executed "$(ls "$out/INJECTED" 2>/dev/null || echo 'no INJECTED file')" test ! -e "$out/INJECTED"
 fi

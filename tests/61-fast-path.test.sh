@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The loop's fast path (issue 14), on one real demo run with its console
+# stamped on the host's clock, as make bench does:
+#  - the kdump image has our /init and none of dracut's shell init or udev;
+#    the capture kernel runs the capture step straight from it;
+#  - makedumpfile's errors and step times reach the console;
+#  - report.sh prints its first look (drgn) before the full report, with the
+#    cause run.meta names, and times it in report.json;
+#  - bench/phases.py splits the run into phases, every one observed and not
+#    negative, which add up to the panic-to-power-off interval; it refuses a
+#    console without the markers it needs, naming the missing one.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+py=/usr/bin/python3
+img=$build/appliance/kdump.img
+
+# --- the image: our /init, no dracut init, no udev
+lsinitrd "$img" >"$out/kdump-files.txt" 2>/dev/null || true
+check_file_has image.own_init "$out/kdump-files.txt" ' init$'
+check_file_has image.capture_step "$out/kdump-files.txt" ' usr/lib/bpk/bpk-capture.sh$'
+check_file_lacks image.no_udev "$out/kdump-files.txt" 'udevadm|systemd-udevd|dracut-lib\.sh'
+(cd "$out" && rm -rf unpacked && mkdir unpacked && cd unpacked && lsinitrd --unpack "$img" >/dev/null 2>&1) || true
+check_has image.init_is_ours "$(grep -m1 '^\. /usr/lib/bpk/bpk-capture.sh' "$out/unpacked/init" 2>/dev/null || true)" \
+	'. /usr/lib/bpk/bpk-capture.sh'
+
+# --- one stamped demo run
+runs=$out/runs
+mkdir -p "$runs"
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--workload triggers/examples/syscall_errno.sh --runs "$runs" --timeout 240 >"$out/run.out" 2>"$out/run.err" &
+pid=$!
+bench/console-stamp.sh "$runs" "$pid" "$out/stamped.txt" &
+spid=$!
+rc=0
+wait "$pid" || rc=$?
+wait "$spid" || true
+run=$(filed_runs "$runs" | tail -1)
+if ((rc != 0)) || [[ -z $run ]]; then
+	fail run "exit $rc: $(grep -m1 'error:' "$out/run.err" || tail -1 "$out/run.err")"
+	exit 0
+fi
+pass run "$run"
+
+# the capture kernel: straight from /init to the capture step
+check_file_has capture.step_ran "$run/console.log" '^bpk-capture: crash kernel up'
+check_file_lacks capture.no_dracut_init "$run/console.log" '^dracut: |dracut Warning|udevd'
+check_file_has capture.makedumpfile_steps "$run/console.log" 'STEP \[Copying data *\] : [0-9.]+ seconds'
+# the reservation check sees the smaller image: kernel + image + runtime
+need=$(sed -n 's/^bpk: the capture kernel needs \([0-9.]*\) MiB.*/\1/p' "$run/guest.log" | head -1)
+packed=$(sed -n 's/.*initramfs \([0-9.]*\) packed.*/\1/p' "$run/guest.log" | head -1)
+check capture.image_packed_small "kdump image as loaded: ${packed:-not in guest.log} MiB (was 9.7 with dracut's init and udev); need ${need:-?} MiB" \
+	awk -v p="${packed:-99}" 'BEGIN { exit !(p > 0 && p < 5) }'
+
+# --- the first look, before the report, with run.meta's cause
+first=$(grep -n -m1 '^== First look (drgn' "$out/run.out" | cut -d: -f1 || true)
+report=$(grep -n -m1 '^bpf-panic kdump report' "$out/run.out" | cut -d: -f1 || true)
+check report.first_look_before_report "first look at line ${first:-none}, report at line ${report:-none} of run.sh's output" \
+	test -n "$first" -a -n "$report" -a "${first:-0}" -lt "${report:-0}"
+cause=$(sed -n 's/^cause=//p' "$run/run.meta")
+look_cause=$(sed -n 's/^   cause:  \([a-z]*\):.*/\1/p' "$out/run.out" | head -1)
+check report.first_look_cause "first look: ${look_cause:-none}; run.meta: ${cause:-none}" \
+	test -n "$cause" -a "$look_cause" = "$cause"
+check_has report.first_look_fire "$(grep -m1 '^   fire:   ' "$out/run.out" || true)" 'trigger=syscall_errno'
+read -r fl rs < <("$py" -c 'import json, sys; t = json.load(open(sys.argv[1]))["timings"]; print(t.get("first_look_s", -1), t.get("report_s", -1))' "$run/report.json" || echo "-1 -1")
+check report.first_look_timed "report.json: first_look_s=$fl report_s=$rs" \
+	awk -v f="$fl" -v r="$rs" 'BEGIN { exit !(f > 0 && r > 0 && f <= r) }'
+
+# --- the phases
+rc=0
+bench/phases.py "$out/stamped.txt" >"$out/phases.txt" 2>"$out/phases.err" || rc=$?
+n=$(grep -vc '^@' "$out/phases.txt" || true)
+check phases.split "exit $rc, $n phases: $(tr '\t\n' '= ' <"$out/phases.txt" | cut -c1-300)" \
+	test "$rc" -eq 0 -a "$n" -ge 15
+neg=$(awk -F '\t' '$1 !~ /^@/ && $2 < 0 { print $1 "=" $2 }' "$out/phases.txt")
+check phases.none_negative "${neg:-none negative}" test -z "$neg" -a -s "$out/phases.txt"
+# the capture's phases add up to panic-to-power-off (they share boundaries)
+read -r sum total < <(awk -F '\t' '$1 ~ /^(panic to capture console|capture: )/ { s += $2 }
+	$1 == "panic to capture kernel powered off" { t = $2 } END { printf "%.3f %.3f\n", s, t }' "$out/phases.txt")
+check phases.add_up "capture phases sum to $sum s, panic to power off $total s" \
+	awk -v s="$sum" -v t="$total" 'BEGIN { d = s - t; exit !(t > 0 && d < 0.01 && d > -0.01) }'
+# a console without what it needs: one line naming the marker, exit 1
+head -3 "$out/stamped.txt" >"$out/cut.txt"
+one_line phases.refuses_cut_console "no console line with" bench/phases.py "$out/cut.txt"
+: >"$out/empty.txt"
+one_line phases.refuses_empty "no stamped lines" bench/phases.py "$out/empty.txt"
