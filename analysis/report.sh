@@ -115,7 +115,13 @@ ask() {
 	# a crash that died must give a failed write here, not end this
 	# script through SIGPIPE before it has said anything
 	trap '' PIPE
-	printf '%s\n' "$@" "!echo \"$marker\"" 1>&"$to" 2>/dev/null || { trap - PIPE && return 1; }
+	if ! printf '%s\n' "$@" "!echo \"$marker\"" 1>&"$to" 2>/dev/null; then
+		# crash is gone (it could not open the dump): what it said before
+		# exiting is still in the FIFO, and it is the reason
+		trap - PIPE
+		while IFS= read -r -t 5 line <&"$from"; do printf '%s\n' "$line" >>"$out"; done
+		return 1
+	fi
 	trap - PIPE
 	while IFS= read -r -t 120 line <&"$from"; do
 		[[ $line == "$marker" ]] && return 0
