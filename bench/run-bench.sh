@@ -321,7 +321,7 @@ if want memory; then
 	img=$build/appliance/kdump.img
 	record memory "kdump initramfs (dracut, gzip)" MiB "" "$(awk -v b="$(stat -c %s "$img")" 'BEGIN { print b / 1048576 }')"
 	record memory "kdump initramfs unpacked" MiB "" "$(awk -v b="$(zcat "$img" | wc -c)" 'BEGIN { print b / 1048576 }')"
-	sizes=(48 64 80 96 112 128 160 192 256)
+	sizes=(32 40 44 48 56 64 80 96 128 192)
 	for mem in 512M 1G 2G 4G; do
 		# binary search for the first size that dumps (larger ones do too);
 		# the answer is only recorded once a run at that size has worked;
