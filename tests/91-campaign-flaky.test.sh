@@ -13,17 +13,8 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-rc=0
-appliance/campaign.sh syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 20 --jobs 2 \
-	--workload tests/campaign/flaky.sh --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
-camp=$(campaign_of "$out/runs")
-check flaky.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
-if [[ -z $camp ]]; then
-	fail flaky.campaign_dir "nothing under $out/runs"
-	exit 0
-fi
-check_no_qemu flaky "$camp"
-check_counts flaky "$camp"
+run_campaign flaky 0 syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 20 --jobs 2 \
+	--workload tests/campaign/flaky.sh --runs "$out/runs" --timeout 120 || exit 0
 check_file_has flaky.snapshot_mode "$camp/summary" '^mode=snapshot$'
 check_file_has flaky.restored "$camp/summary" '^restored=yes$'
 check_file_has flaky.snapshot_armed "$camp/summary" '^snapshot_armed=yes$'

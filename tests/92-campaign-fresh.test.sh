@@ -11,17 +11,8 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-rc=0
-appliance/campaign.sh syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 3 --jobs 1 --fresh \
-	--workload tests/campaign/on-attempt.sh --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
-camp=$(campaign_of "$out/runs")
-check fresh.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
-if [[ -z $camp ]]; then
-	fail fresh.campaign_dir "nothing under $out/runs"
-	exit 0
-fi
-check_no_qemu fresh "$camp"
-check_counts fresh "$camp"
+run_campaign fresh 0 syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 3 --jobs 1 --fresh \
+	--workload tests/campaign/on-attempt.sh --runs "$out/runs" --timeout 120 || exit 0
 check_file_has fresh.mode "$camp/summary" '^mode=fresh$'
 check_file_has fresh.says_why "$camp/summary" '^fresh_why=asked for \(--fresh\)$'
 check_file_has fresh.first_is_2 "$camp/summary" '^first_fire_attempt=2$'

@@ -14,18 +14,11 @@ cd "$top"
 # shellcheck disable=SC2016 # expanded in the guest
 printf '#!/bin/bash\necho "never (bash): attempt ${BPK_ATTEMPT:-none}"\n' >"$out/never.bash"
 chmod +x "$out/never.bash"
-rc=0
-appliance/campaign.sh syscall_errno syscall=openat errno=ENOSPC --attempts 3 --jobs 2 \
-	--workload "$out/never.bash" --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
-camp=$(campaign_of "$out/runs")
-check never.exit_1 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 1
+made=1
+run_campaign never 1 syscall_errno syscall=openat errno=ENOSPC --attempts 3 --jobs 2 \
+	--workload "$out/never.bash" --runs "$out/runs" --timeout 120 || made=0
 check_has never.says_no_fire "$(tail -1 "$out/stderr")" "no attempt fired"
-if [[ -z $camp ]]; then
-	fail never.campaign_dir "nothing under $out/runs"
-	exit 0
-fi
-check_no_qemu never "$camp"
-check_counts never "$camp"
+((made)) || exit 0
 check_file_has never.all_ran_out "$camp/summary" '^ran_out=3$'
 check_file_has never.none_fired "$camp/summary" '^fired=0$'
 check_file_lacks never.no_first_fire "$camp/summary" '^first_fire'

@@ -30,14 +30,7 @@ until=$(($(now_ms) + 120000))
 while kill -0 "$pid" 2>/dev/null && (($(now_ms) < until)); do sleep 0.2; done
 kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid"
 wait "$pid" || rc=$?
-camp=$(campaign_of "$out/runs")
-check interrupt.exit_130 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 130
-if [[ -z $camp ]]; then
-	fail interrupt.campaign_dir "nothing under $out/runs"
-	exit 0
-fi
-check_no_qemu interrupt "$camp"
-check_counts interrupt "$camp"
+campaign_checks interrupt "$rc" 130 || exit 0
 check_file_has interrupt.summary_says "$camp/summary" '^interrupted=SIGINT$'
 check_file_has interrupt.log_says "$camp/campaign.log" 'interrupted by SIGINT: every guest stopped'
 stopped=$(summary "$camp" stopped)

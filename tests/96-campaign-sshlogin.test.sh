@@ -11,18 +11,8 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-rc=0
-appliance/campaign.sh syscall_errno syscall=openat errno=ENOENT comm=sh --attempts 2 --jobs 1 \
-	--sshlogin : --runs "$out/runs" --timeout 120 -- sh -c 'exec 3</no-such-file-from-cmd' \
-	>"$out/stdout" 2>"$out/stderr" || rc=$?
-camp=$(campaign_of "$out/runs")
-check ssh.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
-if [[ -z $camp ]]; then
-	fail ssh.campaign_dir "nothing under $out/runs"
-	exit 0
-fi
-check_no_qemu ssh "$camp"
-check_counts ssh "$camp"
+run_campaign ssh 0 syscall_errno syscall=openat errno=ENOENT comm=sh --attempts 2 --jobs 1 \
+	--sshlogin : --runs "$out/runs" --timeout 120 -- sh -c 'exec 3</no-such-file-from-cmd' || exit 0
 check_file_has ssh.parallel_given "$camp/campaign.log" 'parallel .*--sshlogin : --basefile .*--return '
 check_file_has ssh.joblog_host "$camp/joblog" $'^1\t:\t'
 check_file_has ssh.cmd_workload "$camp/workload.sh" "^exec 'sh' '-c' 'exec 3</no-such-file-from-cmd'$"

@@ -12,17 +12,8 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-rc=0
-appliance/campaign.sh tracepoint tp=sched:sched_switch --attempts 2 --jobs 1 \
-	--workload tests/campaign/never.sh --runs "$out/runs" --timeout 120 >"$out/stdout" 2>"$out/stderr" || rc=$?
-camp=$(campaign_of "$out/runs")
-check unarmed.exit_0 "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = 0
-if [[ -z $camp ]]; then
-	fail unarmed.campaign_dir "nothing under $out/runs"
-	exit 0
-fi
-check_no_qemu unarmed "$camp"
-check_counts unarmed "$camp"
+run_campaign unarmed 0 tracepoint tp=sched:sched_switch --attempts 2 --jobs 1 \
+	--workload tests/campaign/never.sh --runs "$out/runs" --timeout 120 || exit 0
 check_file_has unarmed.restored "$camp/summary" '^restored=yes$'
 check_file_has unarmed.not_armed "$camp/summary" '^snapshot_armed=no$'
 check_file_has unarmed.says_why "$camp/summary" '^snapshot_not_armed_why=.*(before it was idle|fired in the snapshot)'

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # out: set by tests/lib.sh, sourced first
 # Helpers of the campaign tests (90-96), on top of tests/lib.sh.
 
 # campaign_of RUNS: the campaign dir made under RUNS (the newest)
@@ -48,6 +48,32 @@ check_no_qemu() {
 	check "$1.no_qemu_left" "processes naming $2/attempts: ${left:-none}" test -z "$left"
 	# shellcheck disable=SC2086 # one pid a line
 	[[ -z $left ]] || kill -9 $left 2>/dev/null || true
+}
+
+# campaign_checks NAME RC WANT: after a campaign under $out/runs that
+# exited RC (its stderr in $out/stderr): the exit status is WANT, it made a
+# campaign dir (sets camp), no process naming it is left, its counts add
+# up. False when there is no campaign dir to check further.
+campaign_checks() {
+	local name=$1 rc=$2 want=$3
+	# shellcheck disable=SC2034 # camp: for the test that called this
+	camp=$(campaign_of "$out/runs")
+	check "$name.exit_$want" "exit $rc: $(tail -1 "$out/stderr")" test "$rc" = "$want"
+	if [[ -z $camp ]]; then
+		fail "$name.campaign_dir" "nothing under $out/runs"
+		return 1
+	fi
+	check_no_qemu "$name" "$camp"
+	check_counts "$name" "$camp"
+}
+
+# run_campaign NAME WANT ARGS...: appliance/campaign.sh ARGS (which give
+# --runs "$out/runs"), its stdout and stderr in $out, then campaign_checks
+run_campaign() {
+	local name=$1 want=$2 rc=0
+	shift 2
+	appliance/campaign.sh "$@" >"$out/stdout" 2>"$out/stderr" || rc=$?
+	campaign_checks "$name" "$rc" "$want"
 }
 
 # vmcores CAMP: every vmcore filed under the campaign
