@@ -9,8 +9,9 @@ debug info (its start is most of the report's time under TCG).
 Prints a few lines: the cause, the fire record (drgn's decode), the panic,
 the panicking task and the top of its stack, the task counts per state.
 Everything here is in the full report too, checked against crash there;
-this is only earlier. Exit 0; 1 when FACTS.json is missing or drgn failed
-(report.sh then prints nothing early and the full report says why).
+this is only earlier. Exit 0; 1 when FACTS.json or run.meta is missing or
+drgn failed (report.sh then prints nothing early and the full report says
+why).
 """
 
 import argparse
@@ -20,19 +21,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bpk_text import format_frame  # noqa: E402 - after the path is set
+from bpk_text import format_frame, read_meta  # noqa: E402 - after the path is set
 
 FRAMES = 8  # of the panicking task's stack: enough to see the trigger's hook
-
-
-def meta(run):
-    values = {}
-    with open(os.path.join(run, "run.meta"), encoding="utf-8", errors="replace") as f:
-        for line in f:
-            k, sep, v = line.rstrip("\n").partition("=")
-            if sep and k not in values:
-                values[k] = v
-    return values
 
 
 def main():
@@ -50,7 +41,11 @@ def main():
     if not d.get("ok"):
         print(f"first-look.py: the drgn part failed: {d.get('error')}", file=sys.stderr)
         return 1
-    m = meta(a.run)
+    try:
+        m = read_meta(a.run)
+    except OSError as e:
+        print(f"first-look.py: {a.run}/run.meta: {e.strerror}", file=sys.stderr)
+        return 1
     out = [f"== First look (drgn, {a.drgn_s:.2f} s; the full report, checked against crash, follows)"]
     out.append(f"   cause:  {m.get('cause', '?')}: {m.get('cause_detail', '')}")
     fired = [e for e in (d.get("fire") or []) if (e.get("state") or {}).get("fire")]

@@ -37,7 +37,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bpk_text import format_frame  # noqa: E402 - after the path is set
+import bpk_text  # noqa: E402 - after the path is set
+from bpk_text import format_frame  # noqa: E402
 SCHEMA_VERSION = 1
 CAUSES = ("trigger", "oops", "sysrq", "unknown")
 # The same patterns the drgn side uses on the log (bpk_drgn.py), applied to
@@ -57,18 +58,10 @@ def die(msg, code=1):
 
 
 def read_meta(run):
-    path = os.path.join(run, "run.meta")
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        return bpk_text.read_meta(run)
     except OSError as e:
-        die(f"{path}: {e.strerror} (not a run directory?)", 2)
-    meta = {}
-    for line in lines:
-        k, sep, v = line.partition("=")
-        if sep and k and k not in meta:
-            meta[k] = v
-    return meta
+        die(f"{os.path.join(run, 'run.meta')}: {e.strerror} (not a run directory?)", 2)
 
 
 def number(v):
