@@ -183,8 +183,8 @@ boot_detail() {
 	for _ in $(seq "$rounds"); do
 		"$top/analysis/drgn-part.py" --vmcore "$lr_dir/vmcore" --vmlinux "$(meta "$lr_dir" vmlinux)" \
 			--out "$work/drgn.json" 2>/dev/null || die "drgn-part.py failed on $lr_dir"
-		o+=("$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["open_s"])' "$work/drgn.json")")
-		a+=("$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seconds"])' "$work/drgn.json")")
+		read -r os as < <(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["open_s"], d["seconds"])' "$work/drgn.json")
+		o+=("$os") a+=("$as")
 	done
 	record "analysis $acc" "drgn open (vmcore, vmlinux debug info)" s "drgn-part.py open_s" "${o[@]}"
 	record "analysis $acc" "drgn part, all sections" s "drgn-part.py seconds" "${a[@]}"
