@@ -10,6 +10,7 @@ drgn 0.0.22 has no maple-tree helpers, so nothing here walks VMAs: the
 memory summary uses the mm's own counters only (see NOT_SHOWN).
 """
 
+import glob
 import os
 import re
 import time
@@ -67,6 +68,7 @@ def open_dump(vmcore, vmlinux):
     prog = drgn.Program()
     prog.set_core_dump(vmcore)
     prog.load_debug_info([vmlinux], default=False, main=False)
+    load_module_debug_info(prog, vmlinux)
     prog.cache["bpk_src_root"] = os.path.join(
         os.path.dirname(os.path.dirname(os.path.realpath(vmlinux))), "src") + "/"
     # drgn 0.0.22 does not check that the vmlinux is the dumped kernel's: a
@@ -83,6 +85,24 @@ def open_dump(vmcore, vmlinux):
     # as "cannot open" rather than as every section failing.
     kernel_release(prog)
     return prog
+
+
+def load_module_debug_info(prog, vmlinux):
+    """Debug info of the modules next to VMLINUX, where the kernel has them:
+    debian-kernel.sh keeps the guest's modules in modules/lib/modules/ beside
+    the -dbg vmlinux (our kernel has none). Only lkdtm.ko, built there out of
+    tree, carries DWARF; the package's own modules are stripped, and their
+    frames stay "(no symbol)" (the -dbg package's copies are not extracted).
+    Without it the hung_task example's stack ends in an address, not in
+    lkdtm's direct_entry."""
+    root = os.path.join(os.path.dirname(os.path.realpath(vmlinux)), "modules", "lib", "modules")
+    kos = sorted(glob.glob(os.path.join(root, "*", "**", "*.ko"), recursive=True))
+    if not kos:
+        return
+    try:
+        prog.load_debug_info(kos, default=False, main=False)
+    except drgn.MissingDebugInfoError:
+        pass  # the stripped ones; the others are loaded
 
 
 def dump_build_id(vmcore):

@@ -8,8 +8,8 @@
 #    crash_kexec (sysctl off): the hung task first, in D state, with its stack;
 #  - oops: no trigger, an LKDTM oops with panic_on_oops: cause oops;
 #  - a failed run (no crash kernel): report.json from run.meta alone;
-#  - a vmcore crash cannot open (truncated) and one drgn cannot open (its
-#    VMCOREINFO without KERNELOFFSET): each report says so and keeps the
+#  - a vmcore crash cannot open (its linux_banner page swapped with the
+#    next) and one drgn cannot open (its VMCOREINFO without KERNELOFFSET): each report says so and keeps the
 #    other analyzer's part;
 #  - every report.json this test and the tests before it made validates
 #    against analysis/report.schema.json, and on every real-trigger run the
@@ -143,12 +143,15 @@ fi
 
 # --- a vmcore each analyzer cannot open: copies of the tasks run
 if [[ -n ${tasks_run:-} && -s $tasks_run/vmcore ]]; then
-	# crash cannot: the vmcore cut at 95% (crash reads the memory section
-	# table at its end; drgn still reads the log)
+	# crash cannot: the page holding linux_banner reads as its neighbour
+	# (crash refuses a dump whose banner differs from the vmlinux's; drgn
+	# never reads it). A cut at a fixed fraction of the file was flaky:
+	# physical KASLR decides where the pages drgn needs sit in it.
 	cut=$out/cut/$(basename "$tasks_run")
 	mkdir -p "$cut"
 	cp "$tasks_run/run.meta" "$cut/"
-	head -c $(($(stat -c %s "$tasks_run/vmcore") * 95 / 100)) "$tasks_run/vmcore" >"$cut/vmcore"
+	swapped=$("$py" tests/analysis/swap-page.py "$tasks_run/vmcore" "$(sed -n 's/^vmlinux=//p' "$tasks_run/run.meta")" \
+		linux_banner "$cut/vmcore" 2>&1) || fail cut.swap_page "$swapped"
 	rc=0
 	analysis/report.sh "$cut" >"$out/cut.out" 2>&1 || rc=$?
 	check cut.crash_failed_said "exit $rc: $(grep -m1 '^== crash part' "$cut/report.txt" 2>/dev/null || echo 'not said')" \
@@ -224,7 +227,8 @@ print(f"{n} fired records compared, {bad} differ")' "${reports[@]}" >"$out/fire-
 		grep -qE '^[1-9][0-9]* fired records compared, 0 differ$' <<<"$compared"
 fi
 
-# --- hung_task: this test's run and the README example's (51), if it ran
+# --- hung_task: this test's run, the README example's (51) and the Debian
+# kernel's (71), if they ran
 mapfile -t hung < <(find "$build/test-out" -path '*-hung_task/report.json' | sort)
 if ((${#hung[@]} == 0)); then
 	fail hung.report "no hung_task report.json"
@@ -241,5 +245,6 @@ for h in "${hung[@]}"; do
 	first=$(sed -n '/^== Tasks (drgn)/,$p' "$r/report.txt" | grep -m1 '^-- ' || true)
 	check "$name.hung_stack_first" "$first" grep -q "^-- hung task (fire record hung_pid=$hpid): pid $hpid ppid [0-9]* hanger, state D" <<<"$first"
 	stack=$(sed -n "/^-- hung task/,/^-- /p" "$r/report.txt" | grep -E '^   #' | head -6 | tr -s ' \n' ' ')
-	check "$name.hung_stack" "$stack" grep -q 'schedule+0x.* direct_entry+0x' <<<"$stack"
+	# (on the Debian kernel, 71's runs, gcc split it into direct_entry.cold)
+	check "$name.hung_stack" "$stack" grep -qE 'schedule\+0x.* direct_entry(\.cold)?\+0x' <<<"$stack"
 done

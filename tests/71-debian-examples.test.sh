@@ -69,4 +69,11 @@ for name in "${names[@]}"; do
 		grep -q "^kernel: *$kver #[0-9]* SMP .*Debian ${pkg#* } " <<<"$kline"
 	check "debian_real.$name.dbg_vmlinux" "$(sed -n 's/^vmlinux=//p' "$run/run.meta")" \
 		grep -qx "vmlinux=$(readlink -f "$dk/vmlinux")" "$run/run.meta"
+	if [[ $name == hung_task ]]; then
+		# the hung task blocks in lkdtm.ko, built out of tree with its
+		# DWARF: drgn names the frame (gcc split it into direct_entry.cold)
+		stack=$(sed -n "/^-- hung task/,/^-- /p" "$run/report.txt" | grep -E '^   #' | head -6 | tr -s ' \n' ' ')
+		check "debian_real.$name.module_frame" "${stack:-no hung task stack in the report}" \
+			grep -qE 'schedule\+0x.* direct_entry(\.cold)?\+0x' <<<"$stack"
+	fi
 done
