@@ -178,7 +178,27 @@ boot_detail() {
 		echo q | crash -s --kaslr=auto "$cv" "$lr_dir/vmcore" >/dev/null 2>&1 || die "crash could not open $lr_dir/vmcore"
 		v+=("$(seconds $(($(now_ms) - t0)))")
 	done
-	record "analysis $acc" "crash start alone (symbols, debug info, vmcore; then q)" s "" "${v[@]}"
+	record "analysis $acc" "crash start alone (symbols, debug info, vmcore; then q)" s "indexed copy, no .rela.debug_*" "${v[@]}"
+	# issue 10's yardstick: the report as it was before drgn joined, crash
+	# alone on the plain vmlinux with the report's own crash commands (the
+	# cmds=(...) line of report.sh), beside the whole report of the loop above
+	local cmds
+	mapfile -t cmds < <(bash -c "$(grep -m1 '^cmds=(' "$top/analysis/report.sh")"'; printf "%s\n" "${cmds[@]}"')
+	((${#cmds[@]} > 3)) || die "no cmds=(...) line in analysis/report.sh"
+	v=()
+	for _ in $(seq "$rounds"); do
+		t0=$(now_ms)
+		printf '%s\n' "${cmds[@]}" q | crash -s --kaslr=auto "$(meta "$lr_dir" vmlinux)" "$lr_dir/vmcore" >/dev/null 2>&1 ||
+			die "crash could not open $lr_dir/vmcore with the plain vmlinux"
+		v+=("$(seconds $(($(now_ms) - t0)))")
+	done
+	record "analysis $acc" "crash-only report before issue 10 (plain vmlinux, the report's ${#cmds[@]} crash commands)" s "compare: analysis: whole report" "${v[@]}"
+	v=()
+	for _ in $(seq "$rounds"); do
+		"$top/analysis/report.sh" "$lr_dir" >/dev/null 2>&1 || die "report.sh failed on $lr_dir"
+		v+=("$(json_timing "$lr_dir" report_s)")
+	done
+	record "analysis $acc" "whole report now (crash on the indexed copy + drgn)" s "same vmcore, same minute" "${v[@]}"
 	o=() a=()
 	for _ in $(seq "$rounds"); do
 		"$top/analysis/drgn-part.py" --vmcore "$lr_dir/vmcore" --vmlinux "$(meta "$lr_dir" vmlinux)" \
