@@ -206,7 +206,10 @@ while [[ -z $rc ]]; do
 	sleep 0.2 &
 	tick=$!
 	ended='' st=0
-	wait -n -p ended "$qemu_pid" "$tick" || st=$?
+	# (bash 5.2 says "wait_for: No record of process" when QEMU and the
+	# tick ended together and the previous wait -n reaped both; QEMU's
+	# status is then taken by the plain wait below)
+	wait -n -p ended "$qemu_pid" "$tick" 2>/dev/null || st=$?
 	if [[ $ended == "$qemu_pid" ]]; then
 		rc=$st
 		kill "$tick" 2>/dev/null || true

@@ -205,6 +205,32 @@ if [[ $trigger == none ]]; then
 else
 	"$triggerctl" parse "$trigger" "${parse_args[@]}" >/dev/null || exit 2
 fi
+# tp=CAT:NAME and func=NAME name things of the kernel that will boot: its
+# symbol table (and its modules', where it has them) lists every trace event
+# category (str__CAT__trace_system_name), tracepoint (__tracepoint_NAME) and
+# function. A name missing there is a typo, refused before the boot; which
+# category an event belongs to, and whether a function is in BTF, the guest
+# checks when it arms (tracefs, libbpf). syscalls:* the parser has checked.
+check_kernel_names() {
+	local a key val syms
+	for a in "${parse_args[@]}"; do
+		key=${a%%=*} val=${a#*=}
+		[[ ($key == tp && ${val%%:*} != syscalls) || $key == func ]] || continue
+		[[ -n ${syms:-} ]] || syms=$({
+			nm "$kernel/vmlinux"
+			[[ ! -d $kernel/modules ]] || find "$kernel/modules" -name '*.ko' -exec nm {} +
+		} 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u) || true
+		[[ -n $syms ]] || die "cannot read the symbol table of $kernel/vmlinux (nm)"
+		if [[ $key == func ]]; then
+			grep -qxF "$val" <<<"$syms" || bad_input "func=$val: no function $val in this kernel ($flavor: $kernel/vmlinux)"
+		elif ! grep -qxF "str__${val%%:*}__trace_system_name" <<<"$syms"; then
+			bad_input "tp=$val: no trace event category ${val%%:*} in this kernel ($flavor: $kernel/vmlinux)"
+		elif ! grep -qxF "__tracepoint_${val#*:}" <<<"$syms"; then
+			bad_input "tp=$val: no tracepoint ${val#*:} in this kernel ($flavor: $kernel/vmlinux)"
+		fi
+	done
+}
+[[ $trigger == none ]] || check_kernel_names
 
 # --- issue 13: an attempt restored from an armed snapshot must match it
 [[ $attempt =~ ^[0-9]+$ ]] || bad_input "--attempt '$attempt' is not a number"
@@ -375,10 +401,11 @@ if [[ -n $restore ]]; then
 			"seed=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n') size=$(stat -c %s "$workload")"
 		cat "$workload"
 	} >"$work/control.msg"
-	# shellcheck disable=SC2054 # QEMU's own comma-separated options
-	qemu_args+=(-object "memory-backend-file,id=bpkmem,size=$mem,mem-path=$restore/ram,share=off"
-		-machine memory-backend=bpkmem -incoming defer -qmp "unix:$work/qmp.sock,server=on,wait=off"
-		-chardev "pipe,id=bpkctl,path=$work/control" -device virtserialport,chardev=bpkctl,name=control)
+	# QEMU's own comma-separated options: a comma in a path is doubled
+	# shellcheck disable=SC2054
+	qemu_args+=(-object "memory-backend-file,id=bpkmem,size=$mem,mem-path=${restore//,/,,}/ram,share=off"
+		-machine memory-backend=bpkmem -incoming defer -qmp "unix:${work//,/,,}/qmp.sock,server=on,wait=off"
+		-chardev "pipe,id=bpkctl,path=${work//,/,,}/control" -device virtserialport,chardev=bpkctl,name=control)
 	"$here/qmp.py" restore "$work/qmp.sock" "$restore/state" "$work/control.in" "$work/control.msg" \
 		>"$work/restore.out" 2>"$work/restore.err" </dev/null &
 	feeder=$!
@@ -421,8 +448,12 @@ if [[ -n $restore ]]; then
 	if [[ -s $work/restore.out ]]; then
 		campaign_meta+=(--meta "$(cat "$work/restore.out")")
 	else
-		say "error: the restore failed: $(tail -1 "$work/restore.err" 2>/dev/null)"
-		campaign_meta+=(--meta "restore_error=$(tail -1 "$work/restore.err" 2>/dev/null)")
+		why=$(tail -1 "$work/restore.err" 2>/dev/null || true)
+		# qmp.py said nothing: QEMU ended before it could restore (an
+		# option QEMU refused, say: its own message is above)
+		[[ -n $why ]] || why="QEMU exited (status $qemu_rc) before qmp.py could restore the snapshot $restore"
+		say "error: the restore failed: $why"
+		campaign_meta+=(--meta "restore_error=$why")
 	fi
 	for f in console.log results.txt; do
 		[[ ! -e $stage/$f ]] || { cat "$restore/$f" "$stage/$f" >"$stage/$f.whole" && mv "$stage/$f.whole" "$stage/$f"; }

@@ -102,9 +102,9 @@ setsid "$here/qemu-run.sh" --kernel "$kernel_image" --initrd "$dir/initrd" --app
 	--mem "$mem" --smp "$smp" --accel "$accel" --timeout 120 --console "$dir/console.log" \
 	--port "results=$dir/results.txt" --port "dmesg=$dir/dmesg.txt" --port "dump=$dir/dump.flat" \
 	--port "status=$dir/status.txt" --quiet -- \
-	-object "memory-backend-file,id=bpkmem,size=$mem,mem-path=$dir/ram,share=on" \
-	-machine memory-backend=bpkmem -qmp "unix:$dir/qmp.sock,server=on,wait=off" \
-	-chardev "pipe,id=bpkctl,path=$dir/control" -device virtserialport,chardev=bpkctl,name=control \
+	-object "memory-backend-file,id=bpkmem,size=$mem,mem-path=${dir//,/,,}/ram,share=on" \
+	-machine memory-backend=bpkmem -qmp "unix:${dir//,/,,}/qmp.sock,server=on,wait=off" \
+	-chardev "pipe,id=bpkctl,path=${dir//,/,,}/control" -device virtserialport,chardev=bpkctl,name=control \
 	</dev/null &
 qrun=$!
 trap 'kill -TERM "$qrun" 2>/dev/null || true; wait "$qrun" 2>/dev/null || true' EXIT

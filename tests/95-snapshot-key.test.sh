@@ -37,3 +37,21 @@ one_line key.refuses_9p "QEMU cannot migrate a guest with a 9p share" appliance/
 made=$(find "$out/runs" -mindepth 1 2>/dev/null | head -3 || true)
 check key.nothing_booted "under $out/runs: ${made:-nothing}" test -z "$made"
 rm -rf "$out/other-kernel"
+
+# Commas, QEMU's option separator, in the snapshot's dir and in run.sh's work
+# dir (TMPDIR): doubled in -object mem-path=, -qmp unix:, -chardev path=; the
+# snapshot is made and an attempt restored from it fires and is filed.
+# (Short /tmp dirs: the QMP socket path must fit a sun_path.)
+cdir=$(mktemp -d /tmp/bpk,cache,XXXXXX) tdir=$(mktemp -d /tmp/bpk,tmp,XXXXXX)
+csnap=$(BPK_CACHE=$cdir appliance/snapshot.sh 2>"$out/comma-snapshot.err" || true)
+check comma.snapshot_made "${csnap:-none}: $(tail -1 "$out/comma-snapshot.err")" \
+	test -n "$csnap" -a -r "$csnap/ok" -a "${csnap#"$cdir"/}" != "$csnap"
+rc=0
+TMPDIR=$tdir appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+	--workload triggers/examples/syscall_errno.sh --runs "$out/comma-runs" --restore "$csnap" \
+	>"$out/comma-run.out" 2>&1 || rc=$?
+crun=$(find "$out/comma-runs" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1 || true)
+check comma.restored_run_filed "exit $rc, ${crun:-no run}: $(sed -n 's/^\(status\|restored_from\)=//p' "${crun:-/nonexistent}/run.meta" 2>/dev/null | tr '\n' ' ')" \
+	test "$rc" = 0 -a -s "${crun:-/nonexistent}/vmcore" -a "$(sed -n 's/^restored_from=//p' "${crun:-/nonexistent}/run.meta" 2>/dev/null)" = "$csnap"
+check_file_has comma.fired "${crun:-/nonexistent}/report.txt" '^   comm=bpk-demo$'
+rm -rf "$cdir" "$tdir"
