@@ -20,6 +20,15 @@ one_line bad_input.missing_workload "/nonexistent/wl: workload not found" \
 	"$run" --trigger syscall_errno --args "syscall=openat" --workload /nonexistent/wl --runs "$runs"
 one_line bad_input.bad_crashkernel "--crashkernel 'lots'" \
 	"$run" --trigger syscall_errno --args "syscall=openat" --crashkernel lots --runs "$runs"
+# names of the kernel that would boot, checked against its symbol table
+one_line bad_input.tp_category "tp=bogus:sched_switch: no trace event category bogus in this kernel" \
+	"$run" --trigger tracepoint --args "tp=bogus:sched_switch" --runs "$runs"
+one_line bad_input.tp_event "tp=sched:sched_swtch: no tracepoint sched_swtch in this kernel" \
+	"$run" --trigger tracepoint --args "tp=sched:sched_swtch" --runs "$runs"
+one_line bad_input.func_name "func=do_unlinkt: no function do_unlinkt in this kernel" \
+	"$run" --trigger func_entry --args "func=do_unlinkt comm=rm" --runs "$runs"
+one_line bad_input.tp_category_debian "tp=bogus:sched_switch: no trace event category bogus in this kernel (debian:" \
+	"$run" --kernel debian --trigger tracepoint --args "tp=bogus:sched_switch" --runs "$runs"
 check bad_input.nothing_filed "runs dir: $(find "$runs" -mindepth 1 2>/dev/null | wc -l) entries" \
 	test -z "$(find "$runs" -mindepth 1 2>/dev/null)"
 
