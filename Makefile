@@ -191,7 +191,7 @@ DEB_KDUMP_IMG := $(AB)/debian/kdump.img
 DEB_ROOT_IMG := $(AB)/debian/root.cpio.gz
 dk_val = $$(sed -n 's/^$(1)=//p' $(DK)/ok)
 .PHONY: debian-kernel debian-appliance
-# Fetched once into the cache (about 890 MB downloaded, 680 MB kept); again
+# Fetched once into the cache (about 943 MB downloaded, 448 MB kept); again
 # only when linux-source-6.1 changes version (its tarball is the input).
 debian-kernel: $(DEBIAN_OK)
 $(DEBIAN_OK): appliance/debian-kernel.sh $(wildcard /usr/src/linux-source-6.1.tar.xz) | $(BUILD)/deps.ok

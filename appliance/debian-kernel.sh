@@ -176,6 +176,11 @@ build_lkdtm() {
 	common=linux-headers-${kver%-amd64}-common
 	step "LKDTM out of tree for $kver (its headers, and lkdtm from linux-source-6.1)"
 	t0=$(now_ms)
+	local show bytes
+	show=$(apt-cache show "linux-headers-$kver=$ver" "$common=$ver" "linux-kbuild-6.1=$ver" 2>&1) ||
+		die "apt has no headers of version $ver for LKDTM: $(tail -1 <<<"$show")"
+	bytes=$(awk '/^Size: / { n += $2 } END { print n + 0 }' <<<"$show")
+	say "downloading linux-headers-$kver, $common, linux-kbuild-6.1 $ver: $(mib "$bytes") (never installed; deleted after the build)"
 	for p in "linux-headers-$kver" "$common" linux-kbuild-6.1; do
 		download "$p" "$dir/debs"
 		dpkg-deb -x "$deb" "$dir/root"
