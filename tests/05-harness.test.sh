@@ -19,7 +19,7 @@ check harness.timeout_kills_qemu "exit $rc after $(fmt_ms "$dt"): ${msg:-no time
 	test "$rc" = 124 -a -n "$msg" -a "$dt" -lt 40000
 check harness.guest_was_running "the job had started: $(grep -c 'sleeping forever' "$out/results.txt") line(s)" \
 	grep -q 'sleeping forever' "$out/results.txt"
-left=$(pgrep -f -- "-serial file:$out/console.log" || true)
+left=$(qemu_on "$out/console.log")
 check harness.no_qemu_left "QEMU processes on this console: ${left:-none}" test -z "$left"
 
 one_line harness.bad_input.missing_kernel "nonexistent: kernel image not found" "$run" --kernel /nonexistent --initrd "$initrd" --console "$out/c"

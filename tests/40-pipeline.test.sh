@@ -29,9 +29,9 @@ vmlinux=$(sed -n 's/^vmlinux=//p' "$run1/run.meta")
 printf 'sys\nbt\n' >"$out/crash.cmd"
 crash -s --kaslr=auto "$vmlinux" "$run1/vmcore" -i "$out/crash.cmd" </dev/null >"$out/crash.out" 2>&1 || true
 panic=$(grep -E '^ *PANIC:' "$out/crash.out" | sed 's/^ *//' || true)
-check pipeline.crash_sys_panic "$panic" test "$panic" = "PANIC: \"Kernel panic - not syncing: $msg\""
+check pipeline.crash_sys_panic "${panic:-no PANIC: line in the sys output of crash}" test "$panic" = "PANIC: \"Kernel panic - not syncing: $msg\""
 btline=$(grep -E '^PID: ' "$out/crash.out" | head -1 || true)
-check pipeline.crash_bt_task "$btline" grep -q 'COMMAND: "bpk-demo"' <<<"$btline"
+check pipeline.crash_bt_task "${btline:-no PID: line in the bt output of crash}" grep -q 'COMMAND: "bpk-demo"' <<<"$btline"
 
 # The kernel log saved from /proc/vmcore before the dump has the same line.
 dmesg_line=$(grep -F 'Kernel panic - not syncing:' "$run1/vmcore-dmesg.txt" | head -1 || true)

@@ -2,7 +2,8 @@
 # An interrupted run stops its QEMU and files what exists. SIGTERM to run.sh
 # mid-boot, with that run's QEMU stopped (SIGSTOP) so that only SIGKILL can
 # end it; SIGTERM to run.sh mid-dump; SIGINT to the process group of
-# "make run" (what Ctrl-C does) while the workload runs. Each time: exit
+# "make run" (what Ctrl-C does) while the workload runs; SIGHUP to run.sh
+# (its terminal closed) while armed. Each time: exit
 # 128+N, no QEMU of that run left, the run filed with status=interrupted,
 # naming the signal, its console kept.
 set -euo pipefail
@@ -37,12 +38,6 @@ booted() {
 }
 # dumping RUNS: the staging dump stream has passed 1 MiB
 dumping() { [[ -n $(find "$1" -path '*/.staging-*/dump.flat' -size +1M 2>/dev/null) ]]; }
-# armed RUNS: the guest job has armed the trigger
-armed() {
-	local r
-	r=$(staging_file "$1" results.txt)
-	[[ -n $r ]] && grep -q '^BPK-STATE armed' "$r"
-}
 
 # gone PID: the process has exited (reaped or not)
 gone() { ! kill -0 "$1" 2>/dev/null || [[ $(ps -o stat= -p "$1") == Z* ]]; }
@@ -138,3 +133,22 @@ wait_for "make to end" 90 gone "$pid" >/dev/null || kill -KILL -- "-$pid" 2>/dev
 wait "$pid" || rc=$?
 after interrupt.make "$rc" "$runs" "$console" INT
 check_file_has interrupt.make.says_so "$out/make.err" 'interrupted by SIGINT'
+
+# 4. SIGHUP (the terminal closed) to run.sh while the trigger is armed
+runs=$out/runs-hup
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOSPC comm=bpk-demo" --repeat 0 \
+	--runs "$runs" --timeout 300 >"$out/hup.out" 2>"$out/hup.err" &
+pid=$!
+results=''
+if wait_for "the trigger to be armed" 180 armed "$runs" >"$out/hup.wait"; then
+	results=$(staging_file "$runs" results.txt)
+	pass interrupt.hup.armed "$(grep -m1 '^BPK-STATE armed' "$results")"
+else
+	fail interrupt.hup.armed "$(cat "$out/hup.wait")"
+fi
+console=$(dirname "${results:-$runs/none/x}")/console.log
+kill -HUP "$pid"
+rc=0
+wait_for "run.sh to end" 90 gone "$pid" >/dev/null || kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" || rc=$?
+after interrupt.hup "$rc" "$runs" "$console" HUP

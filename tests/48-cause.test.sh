@@ -9,7 +9,9 @@
 # - crash_kexec prints no panic line: with the sysctl off the trigger fires
 #   through it and is still named; with too small a reservation (the check
 #   turned off) the capture kernel's own panic is not taken for the
-#   trigger's and no time goes negative.
+#   trigger's and no time goes negative;
+# - a WARN() with --panic-on-warn (LKDTM WARNING, no trigger) is dumped and
+#   named a warning, with its WARNING line and function.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -84,4 +86,21 @@ if [[ -n $run ]]; then
 	check_file_has small.meta_cause_trigger "$run/run.meta" '^cause=trigger$'
 	check_file_has small.meta_has_times "$run/run.meta" '^boot_to_armed_s='
 	check_file_lacks small.meta_no_negative_time "$run/run.meta" '^[a-z_]+_s=-'
+fi
+
+# 5. A WARN() with --panic-on-warn, no trigger: dumped, cause warning
+wwl=$out/lkdtm-warning.sh
+printf '#!/bin/sh\n# LKDTM WARN()s once\necho WARNING > /sys/kernel/debug/provoke-crash/DIRECT\n' >"$wwl"
+rc=0
+appliance/run.sh --trigger none --workload "$wwl" --panic-on-warn --timeout 240 \
+	--runs "$out/warn" >"$out/warn.out" 2>&1 || rc=$?
+run=$(filed_runs "$out/warn" | tail -1)
+check panic_on_warn.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/warn.out" || echo 'no outcome line')" \
+	test "$rc" = 0 -a -n "$run"
+if [[ -n $run ]]; then
+	check panic_on_warn.vmcore "$(stat -c %s "$run/vmcore" 2>/dev/null || echo no) vmcore bytes" test -s "$run/vmcore"
+	check_file_has panic_on_warn.meta_on "$run/run.meta" '^panic_on_warn=1$'
+	check_file_has panic_on_warn.meta_cause "$run/run.meta" '^cause=warning$'
+	check_file_has panic_on_warn.meta_warning_line_and_function "$run/run.meta" \
+		'^cause_detail=WARNING: .*lkdtm_WARNING'
 fi

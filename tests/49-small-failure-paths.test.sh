@@ -9,7 +9,8 @@
 # - make crash opens the newest run that has a vmcore, or says why none;
 # - mkkdump.sh writes MAKEDUMPFILE_OPTS so that it comes back verbatim;
 # - dry runs are filed (booted): a refused one with its console, a good one
-#   in a runs dir whose path has a comma (QEMU's -chardev syntax).
+#   in a runs dir whose path has a comma (QEMU's -chardev syntax), and one
+#   whose argument is a glob pattern, armed as written.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -176,3 +177,12 @@ check_file_has dry.ok.meta_success "$run/run.meta" '^status=success$'
 check_file_has dry.ok.meta_no_dump "$run/run.meta" '^dump=none \(dry run\)$'
 check_file_has dry.ok.counted_the_match "$run/guest.log" '^syscall_errno matches=[1-9]'
 check_file_has dry.ok.trigger_status_printed "$out/dry.out" '^syscall_errno matches=[1-9]'
+# an argument that is a glob pattern reaches the trigger as written (the
+# guest job splits the arguments into words, never expands them: set -f;
+# "b*" would otherwise become /bin)
+rc=0
+appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=b*" \
+	--dry-run --runs "$out/runs-glob" --timeout 240 >"$out/glob.out" 2>"$out/glob.err" || rc=$?
+run=$(filed_runs "$out/runs-glob" | tail -1)
+check dry.glob.exit_0_filed "exit $rc: $(grep -E 'error:|run filed' "$out/glob.err" | tail -1)" test "$rc" = 0 -a -n "$run"
+check_file_has dry.glob.armed_as_written "$run/guest.log" '^armed syscall_errno \(dry run\) .* comm=b\* dry_run$'

@@ -93,7 +93,7 @@ else
 	check tasks.crash_count_said "$(grep -m1 'DISAGREE task count' "$run/report.txt" || echo 'not said')" \
 		grep -q "DISAGREE task count: crash says [0-9]*, drgn says $total" "$run/report.txt"
 	bpf=$(j "$run/report.json" "[(p['name'], p['attach']) for p in d['bpf']['programs']]")
-	check tasks.bpf_program "$bpf" grep -qF '["syscall_errno", "raw_tp sys_exit"]' <<<"$bpf"
+	check tasks.bpf_program "${bpf:-no BPF programs in report.json}" grep -qF '["syscall_errno", "raw_tp sys_exit"]' <<<"$bpf"
 	files=$(j "$run/report.json" "[f['path'] for p in d['processes'] if p['comm'] == 'bpk-demo' for f in p['files']]")
 	check tasks.open_files "bpk-demo: $files" grep -qF '"/tmp/bpk-demo"' <<<"$files"
 	# make drgn: the helpers answer from the same vmcore (lines on stdin)
@@ -202,8 +202,8 @@ for h in "${hung[@]}"; do
 	check "$name.hung_task_D" "pid $hpid: $(j "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" \
 		test "$(j "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" = '[["hanger", "D"]]'
 	first=$(sed -n '/^== Tasks (drgn)/,$p' "$r/report.txt" | grep -m1 '^-- ' || true)
-	check "$name.hung_stack_first" "$first" grep -q "^-- hung task (fire record hung_pid=$hpid): pid $hpid ppid [0-9]* hanger, state D" <<<"$first"
+	check "$name.hung_stack_first" "${first:-no task section after == Tasks (drgn)}" grep -q "^-- hung task (fire record hung_pid=$hpid): pid $hpid ppid [0-9]* hanger, state D" <<<"$first"
 	stack=$(sed -n "/^-- hung task/,/^-- /p" "$r/report.txt" | grep -E '^   #' | head -6 | tr -s ' \n' ' ')
 	# (on the Debian kernel, 71's runs, gcc split it into direct_entry.cold)
-	check "$name.hung_stack" "$stack" grep -qE 'schedule\+0x.* direct_entry(\.cold)?\+0x' <<<"$stack"
+	check "$name.hung_stack" "${stack:-no frames under the hung task}" grep -qE 'schedule\+0x.* direct_entry(\.cold)?\+0x' <<<"$stack"
 done

@@ -44,9 +44,9 @@ else
 		grep -qxF "python-abort: sys.version $host_version" "$r/guest.log"
 	check host.python.usr_over_9p "${line:-no python-abort line}" \
 		grep -q '^python-abort: python .* at /usr/bin/python3, /usr on 9p, kernel 6\.1\.0-[0-9]*-amd64, comm workload$' "$r/guest.log"
-	check host.python.fire_record "$(grep -E '^ +(trigger|comm|action|detail)=' "$r/report.txt" | tr -s ' \n' ' ')" \
+	check host.python.fire_record "$(grep -E '^ +(trigger|comm|action|detail)=' "$r/report.txt" | tr -s ' \n' ' ' || echo 'no fire record in the report')" \
 		grep -qx '   comm=workload' "$r/report.txt"
-	check host.python.action "$(grep -m1 -E '^ +action=' "$r/report.txt")" \
+	check host.python.action "$(grep -m1 -E '^ +action=' "$r/report.txt" || echo 'no action= in the report')" \
 		grep -qx '   action=crash_kexec' "$r/report.txt"
 	check host.python.preinit_9p_modules "$(grep -m1 'bpk-preinit: [0-9]* modules' "$r/console.log" || echo 'no preinit line')" \
 		grep -q 'bpk-preinit: host view ready' "$r/console.log"
@@ -61,9 +61,9 @@ if ((rc != 0)) || [[ ! -r $r/report.txt ]]; then
 	fail host.uprobe.run "exit $rc: $(grep -m1 'error:' "$out/uprobe.out" || tail -1 "$out/uprobe.out")"
 else
 	check host.uprobe.host_fs "$(meta host_fs)" grep -q '^host_fs=on: a dynamically linked program' "$r/run.meta"
-	check host.uprobe.fire_record "$(grep -E '^ +(trigger|comm|detail)=' "$r/report.txt" | tr -s ' \n' ' ')" \
+	check host.uprobe.fire_record "$(grep -E '^ +(trigger|comm|detail)=' "$r/report.txt" | tr -s ' \n' ' ' || echo 'no fire record in the report')" \
 		grep -qx '   trigger=uprobe' "$r/report.txt"
-	check host.uprobe.panic "$(grep -m1 '^PANIC:' "$r/report.txt")" \
+	check host.uprobe.panic "$(grep -m1 '^PANIC:' "$r/report.txt" || echo 'no PANIC: line in the report')" \
 		grep -q '^PANIC: "Kernel panic - not syncing: bpf_panic trigger uprobe fired: ' "$r/report.txt"
 fi
 

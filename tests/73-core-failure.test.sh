@@ -17,8 +17,7 @@ img=$build/field/core-probe-initramfs.cpio.gz
 check core.field_absent_here "our config: $(grep -m1 'CONFIG_CGROUPS[ =]' "$kernel/config" || echo 'no CONFIG_CGROUPS line')" \
 	grep -qx '# CONFIG_CGROUPS is not set' "$kernel/config"
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$img" --append "bpk.job=core-probe" \
-	--timeout 120 --console "$out/console.log" --port "results=$out/results.txt" --quiet || rc=$?
+boot_job "$img" core-probe 120 --quiet || rc=$?
 line=$(grep -m1 '^CORE-PROBE ' "$out/results.txt" 2>/dev/null || true)
 check core.refused_names_field "QEMU exit $rc: ${line:-no CORE-PROBE line in $out/results.txt}" \
 	test "$line" = "CORE-PROBE refused: this kernel has no struct task_struct.cgroups (a CO-RE relocation it cannot satisfy)"

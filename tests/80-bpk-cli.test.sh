@@ -42,7 +42,6 @@ check version.git_describe "${got:-nothing} (want $want)" test "$got" = "$want"
 # bad2 NAME WANT ARGS...: bpk ARGS exits 2 with exactly one stderr line
 # containing WANT, and $runs (the runs dir ARGS name) is as it was: no
 # staging dir, no run
-listing() { find "$1" -mindepth 1 -printf '%P\n' 2>/dev/null | sort | tr '\n' ' '; }
 bad2() {
 	local name=$1 want=$2 rc=0 msg before after
 	shift 2

@@ -14,7 +14,6 @@ cd "$top"
 dest=$out/destdir
 runs=$out/runs
 mkdir -p "$dest"
-listing() { find "$1" -mindepth 1 -printf '%P\n' 2>/dev/null | sort | tr '\n' ' '; }
 before=$(listing "$dest")
 rc=0
 make -s install DESTDIR="$dest" PREFIX=/usr RUNS="$runs" >"$out/install.out" 2>&1 || rc=$?

@@ -13,14 +13,12 @@ fresh_out
 cd "$top"
 
 runs=$out/runs
-# armed RUNS: the guest job has armed the trigger
-armed() { grep -qs '^BPK-STATE armed' "$runs"/.staging-*/results.txt; }
 # the example workload, repeated until the timeout; comm=nobody never matches
 env --default-signal=INT bpk/bpk --runs "$runs" run syscall_errno syscall=openat comm=nobody \
 	--repeat 0 --timeout 300 --quiet >"$out/run.out" 2>"$out/run.err" &
 pid=$!
 t=0
-until armed || ((t > 600)); do
+until armed "$runs" || ((t > 600)); do
 	sleep 0.2
 	t=$((t + 1))
 done

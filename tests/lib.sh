@@ -125,6 +125,14 @@ check_file_lacks() {
 	fi
 }
 
+# listing DIR: every path under DIR, relative, sorted, on one line (what a
+# command left behind, compared before and after)
+listing() { find "$1" -mindepth 1 -printf '%P\n' 2>/dev/null | sort | tr '\n' ' '; }
+
+# armed RUNS: a run under RUNS, still staging, has armed its trigger (the
+# guest job's state line in the results port)
+armed() { grep -qs '^BPK-STATE armed' "$1"/.staging-*/results.txt; }
+
 # qemu_on CONSOLE: the pids of QEMU processes writing that console file
 # (a run's console path is unique: this never finds anybody else's QEMU).
 qemu_on() {
