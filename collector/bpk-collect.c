@@ -512,6 +512,17 @@ int main(int argc, char **argv)
 				"the trigger did not fire: the workload ran to the end with no panic" :
 				"nothing crashed the guest: the workload ran to the end with no panic",
 			oops_note);
+	} else if (g.panic < 0 && g.boots < 2 && verdict == FLAT_EMPTY &&
+		   !strcmp(g.last_state, "armed") &&
+		   !strcmp(g.action, "crash_kexec")) {
+		/* crash_kexec() prints nothing when it fires: a guest that
+		 * went silent while armed may have fired into a capture
+		 * kernel that died before its console came up
+		 */
+		snprintf(
+			reason, sizeof(reason),
+			"no panic line and no capture kernel after \"armed\": the trigger fires through crash_kexec, which prints nothing, so it may have fired into a capture kernel that died before its console came up (is crashkernel= big enough? the guest's reservation check refuses one that is too small)%s",
+			oops_note);
 	} else if (g.panic < 0 && g.boots < 2 && verdict == FLAT_EMPTY) {
 		snprintf(reason, sizeof(reason),
 			 "no panic happened (the guest got to \"%s\")%s",

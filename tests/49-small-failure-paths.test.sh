@@ -4,7 +4,9 @@
 #   marker is "trailing data", not an incomplete dump; a complete dump whose
 #   vmcore-dmesg failed keeps its vmcore and names vmcore-dmesg; a --meta
 #   value with a newline is refused; a console of over 40 MiB with the
-#   panic on its last line is read whole, quickly;
+#   panic on its last line is read whole, quickly; a crash_kexec trigger
+#   armed, then silence (no panic line, no capture kernel) is said to have
+#   maybe fired, not "no panic happened";
 # - run.sh refuses --args with a newline or a double quote before boot;
 # - make crash opens the newest run that has a vmcore, or says why none;
 # - mkkdump.sh writes MAKEDUMPFILE_OPTS so that it comes back verbatim;
@@ -100,6 +102,22 @@ ms=$(($(now_ms) - t0))
 check collect.big_console.read_quickly "exit $rc after $(fmt_ms "$ms") for ${size} MiB" test "$rc" != 124 -a "$ms" -lt 30000
 check_file_has collect.big_console.whole "$run/run.meta" '^console_lines=700001$'
 check_file_has collect.big_console.last_line_seen "$run/run.meta" '^panic_message=the last line$'
+
+# 4b. a crash_kexec trigger armed, then silence: no panic line (crash_kexec
+# prints none), no capture kernel, no dump (what a reservation too small
+# for the capture kernel to print anything gives, the check turned off):
+# the reason says the trigger may have fired, not "no panic happened"
+mkdir -p "$out/kexec-silent"
+printf '%s\r\n' '[    0.000000] Command line: console=ttyS0 crashkernel=32M' \
+	'bpk: before workload run 1: 40 processes (ps)' >"$out/kexec-silent/console.log"
+printf '%s\n' 'BPK-STATE booted t=2.00' 'BPK-STATE armed t=3.98 trigger=syscall_errno action=crash_kexec' \
+	>"$out/kexec-silent/results.txt"
+rc=0
+run=$("$collect" --staging "$out/kexec-silent" --runs "$out/runs-kexec-silent" --trigger syscall_errno 2>"$out/kexec-silent.err") || rc=$?
+err=$(cat "$out/kexec-silent.err")
+check collect.kexec_silent.exit_1 "exit $rc: ${err:-no error}" test "$rc" = 1 -a -n "$run"
+check_has collect.kexec_silent.says_crash_kexec_prints_nothing "$err" "the trigger fires through crash_kexec, which prints nothing"
+check_has collect.kexec_silent.names_the_reservation "$err" "is crashkernel= big enough?"
 
 # 5. run.sh: --args that cannot go on a kernel command line, before boot
 for bad in nl quote; do
