@@ -15,6 +15,9 @@
 #   crash-vmlinux.sh --build VMLINUX    make the indexed copy if missing
 #   crash-vmlinux.sh --lookup VMLINUX   print the indexed copy, or VMLINUX
 #                                       itself when there is none (slower)
+#   crash-vmlinux.sh --into VMLINUX OUT write OUT, VMLINUX made quick for
+#                                       crash, and no cache entry
+#                                       (debian-kernel.sh keeps its own)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,9 +26,30 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mode=${1:-}
 vmlinux=${2:-}
-[[ ($mode == --build || $mode == --lookup) && -n $vmlinux && $# == 2 ]] ||
-	bad_input "usage: crash-vmlinux.sh --build|--lookup VMLINUX"
+[[ -n $vmlinux && ((($mode == --build || $mode == --lookup) && $# == 2) || ($mode == --into && $# == 3)) ]] ||
+	bad_input "usage: crash-vmlinux.sh --build|--lookup VMLINUX | --into VMLINUX OUT"
 [[ -r $vmlinux ]] || bad_input "$vmlinux: not readable"
+
+# quick VMLINUX OUT: OUT is VMLINUX without .rela.debug_*, with a
+# .gdb_index (added unless VMLINUX has one already); checked
+quick() {
+	local in=$1 out=$2 sections
+	need_cmd gdb-add-index gdb
+	need_cmd objcopy binutils
+	objcopy --remove-section='.rela.debug_*' "$in" "$out" 2>"$out.log" ||
+		die "objcopy $in failed: $(tail -2 "$out.log" | tr '\n' ' ')"
+	if ! readelf -S "$out" | grep -q '\.gdb_index'; then
+		gdb-add-index "$out" >"$out.log" 2>&1 || die "gdb-add-index $in failed: $(tail -2 "$out.log" | tr '\n' ' ')"
+	fi
+	rm -f "$out.log"
+	sections=$(readelf -SW "$out")
+	grep -q '\.gdb_index' <<<"$sections" || die "gdb-add-index wrote no .gdb_index into the copy of $in"
+	! grep -q '\.rela\.debug_' <<<"$sections" || die "objcopy left .rela.debug_* sections in the copy of $in"
+}
+if [[ $mode == --into ]]; then
+	quick "$vmlinux" "$3"
+	exit 0
+fi
 cache=${BPK_CACHE:-$HOME/.cache/bpf-panic-kdump}/gdb-index
 
 id=$(readelf -n "$vmlinux" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -1)
@@ -42,19 +66,11 @@ if [[ $mode == --lookup ]]; then
 fi
 
 [[ ! -r $entry/vmlinux ]] || exit 0
-need_cmd gdb-add-index gdb
-need_cmd objcopy binutils
 step "gdb index for crash ($vmlinux, build ID $id)"
 mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.new-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-objcopy --remove-section='.rela.debug_*' "$vmlinux" "$tmp/vmlinux" 2>"$tmp/log" ||
-	die "objcopy $vmlinux failed: $(tail -2 "$tmp/log" | tr '\n' ' ')"
-gdb-add-index "$tmp/vmlinux" >"$tmp/log" 2>&1 || die "gdb-add-index $vmlinux failed: $(tail -2 "$tmp/log" | tr '\n' ' ')"
-sections=$(readelf -SW "$tmp/vmlinux")
-grep -q '\.gdb_index' <<<"$sections" || die "gdb-add-index wrote no .gdb_index into the copy of $vmlinux"
-! grep -q '\.rela\.debug_' <<<"$sections" || die "objcopy left .rela.debug_* sections in the copy of $vmlinux"
-rm -f "$tmp/log"
+quick "$vmlinux" "$tmp/vmlinux"
 # Another clone may have finished first: keep theirs.
 mv -T "$tmp" "$entry" 2>/dev/null || [[ -r $entry/vmlinux ]] || die "cannot file $entry"
 # the copies older recipes made of the same vmlinux are not read any more

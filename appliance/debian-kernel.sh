@@ -136,20 +136,10 @@ gdb_index() {
 	local sections
 	sections=$(readelf -SW "$entry/vmlinux")
 	grep -q '\.gdb_index' <<<"$sections" && ! grep -q '\.rela\.debug_' <<<"$sections" && return 0
-	need_cmd gdb-add-index gdb
-	need_cmd objcopy binutils
 	step "gdb index of vmlinux, without its .rela.debug_* sections ($(mib "$(stat -c %s "$entry/vmlinux")"))"
 	rm -rf "$entry/.index"
 	mkdir -p "$entry/.index"
-	objcopy --remove-section='.rela.debug_*' "$entry/vmlinux" "$entry/.index/vmlinux" 2>"$entry/.index/log" ||
-		die "objcopy $entry/vmlinux failed: $(tail -2 "$entry/.index/log" | tr '\n' ' ')"
-	if ! grep -q '\.gdb_index' <<<"$sections"; then
-		gdb-add-index "$entry/.index/vmlinux" >"$entry/.index/log" 2>&1 ||
-			die "gdb-add-index failed: $(tail -2 "$entry/.index/log" | tr '\n' ' ')"
-	fi
-	sections=$(readelf -SW "$entry/.index/vmlinux")
-	grep -q '\.gdb_index' <<<"$sections" || die "gdb-add-index wrote no .gdb_index"
-	! grep -q '\.rela\.debug_' <<<"$sections" || die "objcopy left .rela.debug_* sections in $entry/vmlinux"
+	"$here/../analysis/crash-vmlinux.sh" --into "$entry/vmlinux" "$entry/.index/vmlinux"
 	mv "$entry/.index/vmlinux" "$entry/vmlinux"
 	rm -rf "$entry/.index"
 	step_done "$(mib "$(stat -c %s "$entry/vmlinux")")"
