@@ -605,14 +605,15 @@ def _threads(prog, leader):
 PANIC_RE = re.compile(r"Kernel panic - not syncing: (.*)")
 OOPS_RE = re.compile(r"^(Oops: |BUG: |general protection fault|kernel BUG at |Unable to handle)")
 SYSRQ_RE = re.compile(r"sysrq: (Trigger a crash|Crash)|sysrq triggered crash")
+WARN_RE = re.compile(r"^WARNING: CPU: \d+ PID: \d+ at ")
 
 
 def panic_info(prog):
     """What the kernel log in the dump says: the panic message (None if
     nothing called panic(): a crash_kexec trigger, or an oops with
     panic_on_oops, which goes to crash_kexec from oops_end()), the oops
-    lines (BUG:, Oops: ...), the sysrq line."""
-    info = {"message": None, "oops": None, "oops_lines": [], "sysrq": None}
+    lines (BUG:, Oops: ...), the sysrq line, the first WARN() line."""
+    info = {"message": None, "oops": None, "oops_lines": [], "sysrq": None, "warning": None}
     for r in get_printk_records(prog):
         line = r.text.decode(errors="replace")
         m = PANIC_RE.search(line)
@@ -623,6 +624,8 @@ def panic_info(prog):
             info["oops"] = info["oops"] or line.strip()
         if info["sysrq"] is None and SYSRQ_RE.search(line):
             info["sysrq"] = line.strip()
+        if info["warning"] is None and WARN_RE.search(line):
+            info["warning"] = line.strip()
     return info
 
 

@@ -40,13 +40,14 @@ sys.path.insert(0, HERE)
 import bpk_text  # noqa: E402 - after the path is set
 from bpk_text import format_frame  # noqa: E402
 SCHEMA_VERSION = 1
-CAUSES = ("trigger", "oops", "sysrq", "unknown")
+CAUSES = ("trigger", "warning", "oops", "sysrq", "unknown")
 # The same patterns the drgn side uses on the log (bpk_drgn.py), applied to
 # crash's "log" when drgn has nothing; kept here too so that this script
 # does not need drgn to run.
 PANIC_RE = re.compile(r"Kernel panic - not syncing: (.*)")
 OOPS_RE = re.compile(r"(^|\] )(Oops: |BUG: |general protection fault|kernel BUG at |Unable to handle)")
 SYSRQ_RE = re.compile(r"sysrq: (Trigger a crash|Crash)|sysrq triggered crash")
+WARN_RE = re.compile(r"(^|\] )WARNING: CPU: \d+ PID: \d+ at ")
 # our bpf_panic() message (triggerctl builds it): evidence of a trigger even
 # when no fire record can be read
 TRIGGER_MSG_RE = re.compile(r"bpf_panic trigger (\S+) fired")
@@ -233,18 +234,22 @@ class Report:
         log = self.crash["log"] if self.crash else []
         oops = dp.get("oops") if self.d("panic") is not None else next((ln for ln in log if OOPS_RE.search(ln)), None)
         sysrq = dp.get("sysrq") if self.d("panic") is not None else next((ln for ln in log if SYSRQ_RE.search(ln)), None)
+        warning = dp.get("warning") if self.d("panic") is not None else next((ln for ln in log if WARN_RE.search(ln)), None)
         fire = self.fire_record
         fired_by_msg = TRIGGER_MSG_RE.search(message or "")
         if fire and fire.get("action") in ("bpf_panic", "crash_kexec"):
             cause, why = "trigger", f"fire record: {fire.get('trigger')} fired through {fire.get('action')}"
         elif fired_by_msg:
             cause, why = "trigger", f"panic message (no fire record could be read): {fired_by_msg.group(0)}"
+        elif warning and "panic_on_warn" in (message or ""):
+            # a WARN() that panic_on_warn turned into the panic
+            cause, why = "warning", re.sub(r"^\[[ 0-9.]*\] ", "", warning.strip())
         elif oops:
             cause, why = "oops", oops.strip()
         elif sysrq or (message and "sysrq triggered crash" in message):
             cause, why = "sysrq", (sysrq or message).strip()
         else:
-            cause, why = "unknown", "no fire record, no oops or sysrq line in the log"
+            cause, why = "unknown", "no fire record, no WARNING with panic_on_warn, no oops or sysrq line in the log"
         # A cause the run itself recorded (run.meta, any key naming a cause)
         # is compared, not trusted over the dump.
         for k, v in self.meta.items():

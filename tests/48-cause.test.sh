@@ -11,7 +11,8 @@
 #   turned off) the capture kernel's own panic is not taken for the
 #   trigger's and no time goes negative;
 # - a WARN() with --panic-on-warn (LKDTM WARNING, no trigger) is dumped and
-#   named a warning, with its WARNING line and function.
+#   named a warning, with its WARNING line and function, in run.meta and
+#   in report.json (from the dump's log).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -103,4 +104,7 @@ if [[ -n $run ]]; then
 	check_file_has panic_on_warn.meta_cause "$run/run.meta" '^cause=warning$'
 	check_file_has panic_on_warn.meta_warning_line_and_function "$run/run.meta" \
 		'^cause_detail=WARNING: .*lkdtm_WARNING'
+	# the dump agrees: its log has the WARNING and panic_on_warn's panic
+	check panic_on_warn.report_json_cause "$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["panic"]["cause"], "|", d["panic"]["cause_from"])' "$run/report.json" 2>&1)" \
+		test "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["panic"]["cause"])' "$run/report.json" 2>/dev/null)" = warning
 fi

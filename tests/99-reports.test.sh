@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every report.json the test run made (all tests' runs under
 # build/test-out, 99 runs last): each validates against
-# analysis/report.schema.json; the run kinds bpf_panic, crash_kexec, oops and
-# failed are among them; and on every run whose trigger fired, the fire
+# analysis/report.schema.json; the run kinds bpf_panic, crash_kexec, oops,
+# warning and failed are among them; and on every run whose trigger fired, the fire
 # record drgn decoded equals crash's, field by field, with neither side
 # missing where both analyzers opened the dump (issue 10).
 set -euo pipefail
@@ -31,7 +31,7 @@ for p in sys.argv[1:]:
 print(" ".join(sorted(str(k) for k in kinds)))' "${reports[@]}")
 	check json.validates "${#reports[@]} report.json, kinds: $kinds; $(grep -c '^invalid' "$out/check.txt") invalid $(grep -m1 -v '^ok ' "$out/check.txt" || true)" \
 		test "$rc" = 0 -a "$(grep -c '^ok ' "$out/check.txt")" = "${#reports[@]}"
-	for k in bpf_panic crash_kexec oops failed; do
+	for k in bpf_panic crash_kexec oops warning failed; do
 		check "json.kind_$k" "kinds validated: $kinds" grep -qw "$k" <<<"$kinds"
 	done
 	# the fire record, field by field, on every run where a trigger fired
