@@ -21,7 +21,7 @@ output for each .data.fire map. Without --drgn and --crash-out (a run with
 no vmcore: run.sh calls it so for a failed run) only the run's own facts
 go into report.json.
 
-Where crash and drgn disagree (panic message, panicking task, fire record
+Where crash and drgn disagree (kernel release, panic message, panicking task, fire record
 field by field, BPF programs, task count), both values are kept, the text
 says so, and report.json lists it under "disagreements": nothing is
 picked silently. Exit 0, 1 when an output cannot be written, 2 on bad
@@ -255,6 +255,11 @@ class Report:
         for k, v in self.meta.items():
             if "cause" in k and v in CAUSES and v != cause:
                 self.note_differ(f"cause (run.meta {k})", None, cause, f"run.meta says {v}")
+        # the kernel each analyzer read the dump as (drgn: UTS_RELEASE from
+        # the dump's memory; crash: sys RELEASE)
+        dr, cr = self.d("release"), (self.crash or {}).get("release")
+        if dr and cr and dr != cr:
+            self.note_differ("kernel release", cr, dr)
         dc, cc = self.d("crashed"), self.crash["task"] if self.crash else None
         if dc and cc and (dc["pid"], dc["comm"]) != (cc["pid"], cc["comm"]):
             self.note_differ("panicking task", cc, dc)
@@ -450,7 +455,7 @@ class Report:
                 self.out("   panicking task (drgn): " + (f"pid {t['pid']} comm {t['comm']} cpu {t['cpu']}" if t else
                                                           f"not read: {self.failed('crashed')}"))
             for d in self.disagree:
-                if d["what"] in ("panic message", "panicking task") or d["what"].startswith("cause"):
+                if d["what"] in ("panic message", "panicking task", "kernel release") or d["what"].startswith("cause"):
                     self.out(self.line_of(d))
             self.out()
         if not self.drgn_ok:

@@ -182,6 +182,18 @@ sys.exit(n != 1)' "$tasks_run/vmcore" "$noko/vmcore" || fail noko.patch "KERNELO
 		grep -q '^PID: .*COMMAND: "bpk-demo"' "$noko/report.txt"
 	check noko.json "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['panic']['cause']]")" \
 		test "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['panic']['cause']]")" = '[true, false, "crash", "trigger"]'
+	# the two analyzers disagree on the kernel release (a crash whose sys
+	# says another RELEASE): both kept, the report says so
+	rel=$out/rel/$(basename "$tasks_run")
+	mkdir -p "$rel" "$out/rel-crash"
+	cp "$tasks_run/run.meta" "$tasks_run/vmcore" "$rel/"
+	printf '#!/bin/bash\n# crash, its sys RELEASE changed: tests/60-analysis.test.sh\n/usr/bin/crash "$@" | sed -u "s/^\\( *RELEASE: \\).*/\\19.9.9-other/"\n' >"$out/rel-crash/crash"
+	chmod 755 "$out/rel-crash/crash"
+	PATH=$out/rel-crash:$PATH analysis/report.sh "$rel" >"$out/rel.out" 2>&1 || true
+	got=$(j "$rel/report.json" "[(x['crash'], x['drgn']) for x in d['disagreements'] if x['what'] == 'kernel release']" 2>/dev/null || echo 'no report.json')
+	want="[[\"9.9.9-other\", $(j "$tasks_run/report.json" "d['kernel']['release']")]]"
+	check release.disagreement_kept "$got (want $want); $(grep -m1 'kernel release' "$rel/report.txt" 2>/dev/null || echo 'not in report.txt')" \
+		test "$got" = "$want"
 else
 	fail cut.setup "no vmcore from the tasks run to cut"
 fi
