@@ -62,6 +62,28 @@ after() {
 	RUN=$run
 }
 
+# await_armed NAME RUNS: wait until a run under RUNS has armed its trigger
+# (interrupt.NAME.armed, PASS with its state line or FAIL with why); sets
+# console to that run's staging console
+await_armed() {
+	local results=''
+	if wait_for "the trigger to be armed" 180 armed "$2" >"$out/$1.wait"; then
+		results=$(staging_file "$2" results.txt)
+		pass "interrupt.$1.armed" "$(grep -m1 '^BPK-STATE armed' "$results")"
+	else
+		fail "interrupt.$1.armed" "$(cat "$out/$1.wait")"
+	fi
+	console=$(dirname "${results:-$2/none/x}")/console.log
+}
+# signal_and_reap SIG TARGET PID: send SIG to TARGET (PID, or -PGID for a
+# process group), give PID 90 s to end (then SIGKILL TARGET), reap it; sets rc
+signal_and_reap() {
+	kill "-$1" -- "$2" 2>/dev/null || true
+	rc=0
+	wait_for "pid $3 to end" 90 gone "$3" >/dev/null || kill -KILL -- "$2" 2>/dev/null || true
+	wait "$3" || rc=$?
+}
+
 # 1. SIGTERM mid-boot; QEMU stopped, so qemu-run.sh must fall back to SIGKILL
 runs=$out/runs-boot
 appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
@@ -74,15 +96,11 @@ if wait_for "the boot" 120 booted "$runs" >"$out/boot.wait"; then
 fi
 if [[ -z $qemu ]]; then
 	fail interrupt.boot.qemu_found "$(cat "$out/boot.wait") (console ${console:-none})"
-	kill -TERM "$pid" 2>/dev/null || true
 else
 	pass interrupt.boot.qemu_found "pid $qemu on $console"
 	kill -STOP "$qemu"
-	kill -TERM "$pid"
 fi
-rc=0
-wait_for "run.sh to end" 90 gone "$pid" >/dev/null || kill -KILL "$pid" 2>/dev/null || true
-wait "$pid" || rc=$?
+signal_and_reap TERM "$pid" "$pid"
 after interrupt.boot "$rc" "$runs" "${console:-$runs/none}" TERM
 check_file_has interrupt.boot.sigkill_fallback "$out/boot.err" 'still running 5s after SIGTERM: SIGKILL'
 
@@ -99,10 +117,7 @@ else
 	fail interrupt.dump.under_way "$(cat "$out/dump.wait")"
 fi
 console=$(dirname "${flat:-$runs/none/x}")/console.log
-kill -TERM "$pid"
-rc=0
-wait_for "run.sh to end" 90 gone "$pid" >/dev/null || kill -KILL "$pid" 2>/dev/null || true
-wait "$pid" || rc=$?
+signal_and_reap TERM "$pid" "$pid"
 RUN=''
 after interrupt.dump "$rc" "$runs" "$console" TERM
 if [[ -n $RUN ]]; then
@@ -118,19 +133,9 @@ setsid env --default-signal=INT make -s run TRIGGER=syscall_errno \
 	ARGS="syscall=openat errno=ENOSPC comm=bpk-demo" REPEAT=0 TIMEOUT=300 RUNS="$runs" \
 	>"$out/make.out" 2>"$out/make.err" &
 pid=$!
-results=''
-if wait_for "the trigger to be armed" 180 armed "$runs" >"$out/make.wait"; then
-	results=$(staging_file "$runs" results.txt)
-	pass interrupt.make.armed "$(grep -m1 '^BPK-STATE armed' "$results")"
-else
-	fail interrupt.make.armed "$(cat "$out/make.wait")"
-fi
-console=$(dirname "${results:-$runs/none/x}")/console.log
+await_armed make "$runs"
 sleep 2
-kill -INT -- "-$pid"
-rc=0
-wait_for "make to end" 90 gone "$pid" >/dev/null || kill -KILL -- "-$pid" 2>/dev/null || true
-wait "$pid" || rc=$?
+signal_and_reap INT "-$pid" "$pid"
 after interrupt.make "$rc" "$runs" "$console" INT
 check_file_has interrupt.make.says_so "$out/make.err" 'interrupted by SIGINT'
 
@@ -139,16 +144,6 @@ runs=$out/runs-hup
 appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOSPC comm=bpk-demo" --repeat 0 \
 	--runs "$runs" --timeout 300 >"$out/hup.out" 2>"$out/hup.err" &
 pid=$!
-results=''
-if wait_for "the trigger to be armed" 180 armed "$runs" >"$out/hup.wait"; then
-	results=$(staging_file "$runs" results.txt)
-	pass interrupt.hup.armed "$(grep -m1 '^BPK-STATE armed' "$results")"
-else
-	fail interrupt.hup.armed "$(cat "$out/hup.wait")"
-fi
-console=$(dirname "${results:-$runs/none/x}")/console.log
-kill -HUP "$pid"
-rc=0
-wait_for "run.sh to end" 90 gone "$pid" >/dev/null || kill -KILL "$pid" 2>/dev/null || true
-wait "$pid" || rc=$?
+await_armed hup "$runs"
+signal_and_reap HUP "$pid" "$pid"
 after interrupt.hup "$rc" "$runs" "$console" HUP

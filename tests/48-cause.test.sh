@@ -22,12 +22,18 @@ cd "$top"
 wl=$out/lkdtm-exception.sh
 printf '#!/bin/sh\n# LKDTM writes through a NULL pointer: an oops\necho EXCEPTION > /sys/kernel/debug/provoke-crash/DIRECT\n' >"$wl"
 
+# succeeded PREFIX NAME: the run that wrote $out/NAME.out and exited $rc
+# is filed under $out/NAME and exited 0 (PREFIX.run_succeeds); sets run
+succeeded() {
+	run=$(filed_runs "$out/$2" | tail -1)
+	check "$1.run_succeeds" "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/$2.out" || echo 'no outcome line')" \
+		test "$rc" = 0 -a -n "$run"
+}
+
 # 1. An oops, dumped, through make run
 rc=0
 make -s run TRIGGER=none WORKLOAD="$wl" TIMEOUT=240 RUNS="$out/oops" >"$out/oops.out" 2>&1 || rc=$?
-run=$(filed_runs "$out/oops" | tail -1)
-check oops.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/oops.out" || echo 'no outcome line')" \
-	test "$rc" = 0 -a -n "$run"
+succeeded oops oops
 if [[ -n $run ]]; then
 	check oops.vmcore "$(stat -c %s "$run/vmcore" 2>/dev/null || echo no) vmcore bytes" test -s "$run/vmcore"
 	check_file_has oops.meta_cause "$run/run.meta" '^cause=oops$'
@@ -60,9 +66,7 @@ fi
 rc=0
 appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
 	--sysctl-off --timeout 240 --runs "$out/kexec" >"$out/kexec.out" 2>&1 || rc=$?
-run=$(filed_runs "$out/kexec" | tail -1)
-check crash_kexec.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/kexec.out" || echo 'no outcome line')" \
-	test "$rc" = 0 -a -n "$run"
+succeeded crash_kexec kexec
 if [[ -n $run ]]; then
 	check_file_has crash_kexec.meta_cause_trigger "$run/run.meta" '^cause=trigger$'
 	check_file_has crash_kexec.meta_names_kfunc "$run/run.meta" '^cause_detail=syscall_errno fired through crash_kexec'
@@ -95,9 +99,7 @@ printf '#!/bin/sh\n# LKDTM WARN()s once\necho WARNING > /sys/kernel/debug/provok
 rc=0
 appliance/run.sh --trigger none --workload "$wwl" --panic-on-warn --timeout 240 \
 	--runs "$out/warn" >"$out/warn.out" 2>&1 || rc=$?
-run=$(filed_runs "$out/warn" | tail -1)
-check panic_on_warn.run_succeeds "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/warn.out" || echo 'no outcome line')" \
-	test "$rc" = 0 -a -n "$run"
+succeeded panic_on_warn warn
 if [[ -n $run ]]; then
 	check panic_on_warn.vmcore "$(stat -c %s "$run/vmcore" 2>/dev/null || echo no) vmcore bytes" test -s "$run/vmcore"
 	check_file_has panic_on_warn.meta_on "$run/run.meta" '^panic_on_warn=1$'

@@ -185,22 +185,23 @@ check dry.refused.exit_1_filed "exit $rc: $(grep 'error:' "$out/dry-refused.err"
 check_file_has dry.refused.console_kept "$run/console.log" 'Linux version'
 check_file_has dry.refused.guest_log_kept "$run/guest.log" '^bpk: REFUSED: '
 check_file_has dry.refused.meta_reason "$run/run.meta" '^reason=the guest refused to arm: kexec -p failed'
-runs="$out/runs,with,commas"
-rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--dry-run --runs "$runs" --timeout 240 >"$out/dry.out" 2>"$out/dry.err" || rc=$?
-run=$(filed_runs "$runs" | tail -1)
-check dry.ok.exit_0_filed "exit $rc: $(grep -E 'error:|run filed' "$out/dry.err" | tail -1)" test "$rc" = 0 -a -n "$run"
+# dry_run NAME RUNS ARGS: a dry run of syscall_errno with ARGS under RUNS
+# (its output in $out/NAME.out and .err) exits 0 and is filed
+# (dry.NAME.exit_0_filed); sets run
+dry_run() {
+	local rc=0
+	appliance/run.sh --trigger syscall_errno --args "$3" \
+		--dry-run --runs "$2" --timeout 240 >"$out/$1.out" 2>"$out/$1.err" || rc=$?
+	run=$(filed_runs "$2" | tail -1)
+	check "dry.$1.exit_0_filed" "exit $rc: $(grep -E 'error:|run filed' "$out/$1.err" | tail -1)" test "$rc" = 0 -a -n "$run"
+}
+dry_run ok "$out/runs,with,commas" "syscall=openat errno=ENOENT comm=bpk-demo"
 check_file_has dry.ok.meta_success "$run/run.meta" '^status=success$'
 check_file_has dry.ok.meta_no_dump "$run/run.meta" '^dump=none \(dry run\)$'
 check_file_has dry.ok.counted_the_match "$run/guest.log" '^syscall_errno matches=[1-9]'
-check_file_has dry.ok.trigger_status_printed "$out/dry.out" '^syscall_errno matches=[1-9]'
+check_file_has dry.ok.trigger_status_printed "$out/ok.out" '^syscall_errno matches=[1-9]'
 # an argument that is a glob pattern reaches the trigger as written (the
 # guest job splits the arguments into words, never expands them: set -f;
 # "b*" would otherwise become /bin)
-rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=b*" \
-	--dry-run --runs "$out/runs-glob" --timeout 240 >"$out/glob.out" 2>"$out/glob.err" || rc=$?
-run=$(filed_runs "$out/runs-glob" | tail -1)
-check dry.glob.exit_0_filed "exit $rc: $(grep -E 'error:|run filed' "$out/glob.err" | tail -1)" test "$rc" = 0 -a -n "$run"
+dry_run glob "$out/runs-glob" "syscall=openat errno=ENOENT comm=b*"
 check_file_has dry.glob.armed_as_written "$run/guest.log" '^armed syscall_errno \(dry run\) .* comm=b\* dry_run$'
