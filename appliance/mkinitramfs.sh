@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build a guest root initramfs: static busybox, our PID 1, and the given files.
+# Build a guest root initramfs: static busybox, our PID 1, the guest's
+# protocol library (guest/bpk-lib.sh at /usr/lib/bpk/bpk-lib.sh, which /init,
+# the preinit and the jobs source), and the given files.
 #
 #   mkinitramfs.sh OUT.cpio.gz [SRC=DST ...]
 #
@@ -31,6 +33,8 @@ for applet in $("$busybox" --list); do
 	[[ -e $stage/bin/$applet ]] || ln -s busybox "$stage/bin/$applet"
 done
 cp "$here/guest/init" "$stage/init"
+mkdir -p "$stage/usr/lib/bpk"
+cp "$here/guest/bpk-lib.sh" "$stage/usr/lib/bpk/bpk-lib.sh"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$stage/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>"$stage/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The root initramfs of a guest running Debian's kernel (KERNEL=debian): the
-# appliance's own (mkinitramfs.sh: busybox, /init, the given files) with
+# appliance's own (mkinitramfs.sh: busybox, /init, the guest's protocol
+# library /usr/lib/bpk/bpk-lib.sh, the given files) with
 # Debian's vmlinuz as /boot/bzImage (the job's kexec -p loads it as the
 # crash kernel), its dracut kdump image, and the kernel modules the guest
 # needs, loaded by /etc/bpk/preinit in the order of /etc/bpk/modules.load.

@@ -1,5 +1,4 @@
 #!/bin/sh
-# shellcheck shell=dash
 # Capture step in the crash kernel, sourced by the kdump image's /init
 # (bpk-init.sh, busybox sh) once /proc, /sys and /dev are mounted.
 #
@@ -11,32 +10,14 @@
 
 # shellcheck disable=SC1091
 . /etc/bpk-kdump.conf
+# the protocol with the host: bpk_find_port, bpk_uptime, the port names
+# (docs/guest-protocol.md); bpk-init.sh has sourced it already
+# shellcheck source=../../guest/bpk-lib.sh
+[ -n "${bpk_lib_loaded:-}" ] || . /usr/lib/bpk/bpk-lib.sh
 : "${MAKEDUMPFILE_OPTS:=-l -d 31}"
 t_start="" t_dmesg="" t_dump=""
 
 log() { echo "bpk-capture: $*" >/dev/console; }
-
-port() { # /dev/vportNpM of the virtio-serial port named $1
-    # read, not $(cat): every process costs 20-40 ms under TCG, and this
-    # runs a dozen times before the dump starts
-    local p name
-    for p in /sys/class/virtio-ports/*; do
-        name=''
-        [ -r "$p/name" ] && read -r name <"$p/name"
-        if [ "$name" = "$1" ]; then
-            echo "/dev/${p##*/}"
-            return 0
-        fi
-    done
-    return 1
-}
-
-# now VAR: seconds since the crash kernel booted into VAR (there is no RTC,
-# so no wall clock); a builtin read, no subshell
-now() {
-    local _
-    read -r "$1" _ </proc/uptime
-}
 
 finish() { # finish STATUS [STEP RC]: write the status record, power off
     {
@@ -56,9 +37,9 @@ finish() { # finish STATUS [STEP RC]: write the status record, power off
     sleep 30
 }
 
-now t_start
-read -r cmdline </proc/cmdline
-log "crash kernel up: $cmdline"
+bpk_uptime
+t_start=$bpk_uptime
+log "crash kernel up: $bpk_cmdline"
 # A kernel whose virtio drivers are modules (Debian's): dracut put them and
 # their dependencies in this image; load them, then give the console driver
 # a moment to learn the ports' names from QEMU (they come asynchronously).
@@ -67,20 +48,27 @@ if [ -n "${BPK_MODULES:-}" ]; then
         modprobe "$m" || log "modprobe $m failed"
     done
     for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-        port status >/dev/null && port dump >/dev/null && port dmesg >/dev/null && break
+        bpk_find_port "$BPK_PORT_STATUS" >/dev/null && bpk_find_port "$BPK_PORT_DUMP" >/dev/null &&
+            bpk_find_port "$BPK_PORT_DMESG" >/dev/null && break
         sleep 0.25
     done
     log "modules loaded: $BPK_MODULES"
 fi
-status_port=$(port status) || { log "no virtio port 'status'"; finish failed ports 1; }
-dmesg_port=$(port dmesg) || finish failed ports 1
-dump_port=$(port dump) || finish failed ports 1
+# bpk_find_port NAME >/dev/null leaves the port in $bpk_port: no $(...),
+# whose fork is time under TCG before the dump starts
+bpk_find_port "$BPK_PORT_STATUS" >/dev/null || { log "no virtio port '$BPK_PORT_STATUS'"; finish failed ports 1; }
+status_port=$bpk_port
+bpk_find_port "$BPK_PORT_DMESG" >/dev/null || finish failed ports 1
+dmesg_port=$bpk_port
+bpk_find_port "$BPK_PORT_DUMP" >/dev/null || finish failed ports 1
+dump_port=$bpk_port
 [ -e /proc/vmcore ] || finish failed vmcore 1
 
 log "saving the kernel log (vmcore-dmesg)"
 vmcore-dmesg /proc/vmcore >"$dmesg_port"
 dmesg_rc=$?
-now t_dmesg
+bpk_uptime
+t_dmesg=$bpk_uptime
 [ "$dmesg_rc" = 0 ] || log "vmcore-dmesg exited $dmesg_rc; dumping anyway"
 
 log "dumping: makedumpfile -F $MAKEDUMPFILE_OPTS"
@@ -89,7 +77,8 @@ log "dumping: makedumpfile -F $MAKEDUMPFILE_OPTS"
 # shellcheck disable=SC2086 # the options are a word list by design
 makedumpfile -F $MAKEDUMPFILE_OPTS --message-level 21 /proc/vmcore >"$dump_port"
 dump_rc=$?
-now t_dump
+bpk_uptime
+t_dump=$bpk_uptime
 [ "$dump_rc" = 0 ] || finish failed makedumpfile "$dump_rc"
 [ "$dmesg_rc" = 0 ] || finish failed vmcore-dmesg "$dmesg_rc"
 finish success

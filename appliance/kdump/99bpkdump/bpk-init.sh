@@ -1,5 +1,4 @@
 #!/bin/sh
-# shellcheck shell=dash
 # /init of the kdump image: PID 1 of the crash kernel, run by busybox's sh.
 # It mounts what the capture step reads (/proc/vmcore, the virtio ports in
 # /sys and /dev) and runs it; the capture step never returns (it powers the
@@ -22,6 +21,10 @@ mount -t devtmpfs -o mode=0755,nosuid devtmpfs /dev || failed="$failed /dev"
 exec 0<>/dev/console 1<>/dev/console 2<>/dev/console
 # the capture step then fails on what is missing and says which step
 [ -z "$failed" ] || echo "bpk-init: could not mount:$failed" >/dev/console
+# the protocol with the host (the port names, bpk_find_port), shared with
+# the root image: docs/guest-protocol.md
+# shellcheck source=../../guest/bpk-lib.sh
+. /usr/lib/bpk/bpk-lib.sh
 # shellcheck source=bpk-capture.sh
 . /usr/lib/bpk/bpk-capture.sh
 # not reached: bpk-capture.sh powers off; PID 1 must not exit (a panic)

@@ -28,6 +28,19 @@ install() {
     # shellcheck disable=SC2154 # dracut sets moddir
     inst_script "$moddir/bpk-init.sh" /init
     inst_simple "$moddir/bpk-capture.sh" /usr/lib/bpk/bpk-capture.sh
+    # the guest's protocol library, shared with the root image, at the same
+    # path: appliance/guest/bpk-lib.sh, two levels up from this module's
+    # real directory (mkkdump.sh links it into dracut's base dir). Without
+    # it the capture step cannot run: stop dracut (it ignores what
+    # install() returns).
+    local lib
+    lib=$(readlink -f "$moddir")
+    lib=${lib%/*/*}/guest/bpk-lib.sh
+    [[ -r $lib ]] || {
+        dfatal "99bpkdump: $lib: not found (the guest protocol library)"
+        exit 1
+    }
+    inst_simple "$lib" /usr/lib/bpk/bpk-lib.sh
     inst_simple "${BPK_KDUMP_CONF:?BPK_KDUMP_CONF names the capture config}" /etc/bpk-kdump.conf
     # the mount points bpk-init.sh mounts on
     # shellcheck disable=SC2154 # dracut sets initdir

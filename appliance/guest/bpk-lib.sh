@@ -1,0 +1,221 @@
+# shellcheck shell=sh
+# bpk-lib.sh: the guest side of the appliance's protocol with the host,
+# defined once. Sourced (never run) by every guest script that speaks it:
+#
+#   root initramfs  /init (appliance/guest/init), /etc/bpk/preinit,
+#                   /etc/bpk/jobs/appliance and the test jobs
+#   kdump image     /init (bpk-init.sh), which sources bpk-capture.sh
+#
+# It lands at /usr/lib/bpk/bpk-lib.sh in both images (appliance/mkinitramfs.sh
+# puts it in every root initramfs, 99bpkdump/module-setup.sh in the kdump
+# image). POSIX sh, run by busybox ash (dash works too). It starts no
+# process of its own unless stated: under TCG every process costs 20-40 ms,
+# and the kdump image has no tools but busybox's sh, mount, sleep, sync.
+# Source it once /proc is mounted: it reads the kernel command line then.
+#
+# The whole protocol, for a newcomer: docs/guest-protocol.md. In short:
+#
+# Kernel command line (the host writes it; read with bpk_param): bpk.job
+# bpk.trigger bpk.args bpk.repeat bpk.dry bpk.sysctl bpk.reservation_check
+# bpk.capture_append bpk.kexec_checks bpk.control bpk.attempt (bpk.loads: a
+# test job's own). In bpk.args and bpk.capture_append a comma stands for a
+# space.
+#
+# Progress lines, on the results port (bpk_state):
+#   BPK-STATE <state> t=<uptime seconds>[ k=v ...]
+# one space between words, t= always second; the host (collector/guestlog.c)
+# keys on the state and on " t=", " action=", " reason=" (the rest of the
+# line, spaces and all). The states:
+#   booted               the job started
+#   crash-kernel-loaded  crash_size=<bytes> [restored=1]
+#   idle                 port=/dev/vportNpM: waiting on the control port
+#   restored             the control header arrived
+#   armed                trigger=<name> action=<fire action|none> [restored=1]
+#   refused              reason=<text to the end of the line>: nothing armed
+#   dry-run-done         runs=<n>: a dry run's workload ran to the end
+#   not-fired            runs=<n>: the workload ended, the trigger never fired
+# /init ends the job's output with "JOB-EXIT <status>" (bpk_job_exit).
+#
+# Virtio-serial ports, found by name (bpk_find_port): results (the job's
+# output), dmesg (vmcore-dmesg), dump (makedumpfile -F), status (the capture
+# step's key=value record, last line "end"), control (a snapshot's attempt:
+# "BPK-CONTROL k=v ..." and size= bytes of workload, bpk_control_receive).
+#
+# Names: functions bpk_*, their results in lowercase bpk_* variables,
+# constants BPK_*, scratch variables _bpk_* (no "local": POSIX sh has none).
+
+# shellcheck disable=SC2034 # for the scripts that source this
+{
+	bpk_lib_loaded=1 # sourced already: bpk-capture.sh does not again
+	# where the kernel lists the virtio-serial ports, each with its name
+	BPK_PORTS_DIR=/sys/class/virtio-ports
+	# the port names QEMU gives (appliance/qemu-run.sh --port NAME=FILE)
+	BPK_PORT_RESULTS=results
+	BPK_PORT_DMESG=dmesg
+	BPK_PORT_DUMP=dump
+	BPK_PORT_STATUS=status
+	BPK_PORT_CONTROL=control
+	# every state bpk_state is called with (see above)
+	BPK_STATES="booted crash-kernel-loaded idle restored armed refused dry-run-done not-fired"
+}
+
+# bpk_cmdline_load: (re)read /proc/cmdline into $bpk_cmdline. Done once when
+# the library is sourced with /proc mounted; bpk_param does it when not.
+bpk_cmdline_load() {
+	bpk_cmdline=
+	[ -r /proc/cmdline ] || return 1
+	read -r bpk_cmdline </proc/cmdline
+	bpk_cmdline_loaded=1
+}
+
+# bpk_param NAME [DEFAULT]: print the value of the first NAME=value word of
+# the kernel command line, or DEFAULT (empty if not given). The command line
+# is split into words and never globbed.
+bpk_param() {
+	[ -n "${bpk_cmdline_loaded:-}" ] || bpk_cmdline_load
+	_bpk_v=${2-}
+	case $- in *f*) _bpk_param_f=1 ;; *) _bpk_param_f=0 ;; esac
+	set -f
+	# shellcheck disable=SC2086 # split into words on purpose
+	for _bpk_w in $bpk_cmdline; do
+		case $_bpk_w in "$1="*)
+			_bpk_v=${_bpk_w#"$1="}
+			break
+			;;
+		esac
+	done
+	[ "$_bpk_param_f" = 1 ] || set +f
+	printf '%s\n' "$_bpk_v"
+}
+
+# bpk_uptime: $bpk_uptime, the seconds since boot (the first field of
+# /proc/uptime as the kernel prints it, e.g. 2.37). There is no RTC in the
+# guest: this is its only clock.
+bpk_uptime() {
+	read -r _bpk_l </proc/uptime
+	bpk_uptime=${_bpk_l%% *}
+}
+
+# bpk_state STATE [k=v ...]: the progress line
+#   BPK-STATE <STATE> t=<uptime>[ k=v ...]
+# on stdout, which /init sends to the results port (and the console). Each
+# non-empty argument becomes one more space-separated word; an argument may
+# hold spaces itself (reason=, last on its line).
+bpk_state() {
+	bpk_uptime
+	_bpk_line="BPK-STATE $1 t=$bpk_uptime"
+	shift
+	for _bpk_a in "$@"; do
+		[ -z "$_bpk_a" ] || _bpk_line="$_bpk_line $_bpk_a"
+	done
+	printf '%s\n' "$_bpk_line"
+}
+
+# bpk_job_exit STATUS: "JOB-EXIT <status>", which /init writes to the
+# results port after the job's output when the job ends
+bpk_job_exit() {
+	printf 'JOB-EXIT %s\n' "$1"
+}
+
+# bpk_find_port NAME: print /dev/vportNpM of the virtio-serial port QEMU
+# named NAME and leave it in $bpk_port (call it as "bpk_find_port NAME
+# >/dev/null" to save the fork of a $(...)); 1 if there is none. Reads each
+# port's name with the builtin read: no process per port.
+bpk_find_port() {
+	bpk_port=
+	_bpk_want=$1
+	case $- in *f*) _bpk_port_f=1 ;; *) _bpk_port_f=0 ;; esac
+	set +f # the one glob
+	set -- "$BPK_PORTS_DIR"/*
+	[ "$_bpk_port_f" = 0 ] || set -f
+	for _bpk_p in "$@"; do
+		_bpk_n=
+		[ -r "$_bpk_p/name" ] && read -r _bpk_n <"$_bpk_p/name"
+		if [ "$_bpk_n" = "$_bpk_want" ]; then
+			bpk_port=/dev/${_bpk_p##*/}
+			printf '%s\n' "$bpk_port"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# bpk_count_ports: $bpk_nports, the virtio-serial ports there are, and
+# $bpk_nnamed, how many of them QEMU has named yet (names arrive after the
+# driver is up, asynchronously).
+bpk_count_ports() {
+	bpk_nports=0 bpk_nnamed=0
+	case $- in *f*) _bpk_count_f=1 ;; *) _bpk_count_f=0 ;; esac
+	set +f # the one glob
+	set -- "$BPK_PORTS_DIR"/*
+	[ "$_bpk_count_f" = 0 ] || set -f
+	for _bpk_p in "$@"; do
+		[ -e "$_bpk_p" ] || continue
+		bpk_nports=$((bpk_nports + 1))
+		[ -s "$_bpk_p/name" ] && bpk_nnamed=$((bpk_nnamed + 1))
+	done
+}
+
+# bpk_control_receive HANDLER FILE: take one message from the host on the
+# "control" port (a snapshot's attempt, bpk.control=1):
+#
+#   BPK-CONTROL k=v k=v ...\n      one header line, words split on spaces
+#   <size= bytes>                  the workload, exactly that many
+#
+# Says "idle port=..." once the port is open and waits for the host (it
+# writes only after restoring the snapshot); says "restored" when the
+# header arrives; calls "HANDLER KEY VALUE" for every k=v word of it, in
+# order (size= included); writes the size= bytes that follow to FILE.
+# One open of the port for both, on fd 3: closing it would discard what the
+# port has buffered. The header is read by the builtin read, a byte at a
+# time, so the workload's bytes are left to head -c (a process: this runs
+# in the root image only). Sets $bpk_control_port, $bpk_control_hdr,
+# $bpk_control_size and $bpk_control_got (the bytes written to FILE).
+# Status: 0 received; 1 no port named control; 2 the port cannot be opened;
+# 3 the line is not a BPK-CONTROL header; 4 no size= (or not a number);
+# 5 fewer than size= bytes followed.
+bpk_control_receive() {
+	_bpk_handler=$1 _bpk_file=$2
+	bpk_control_hdr='' bpk_control_size='' bpk_control_got=''
+	bpk_control_port=''
+	bpk_find_port "$BPK_PORT_CONTROL" >/dev/null || return 1
+	bpk_control_port=$bpk_port
+	command exec 3<"$bpk_control_port" || return 2
+	bpk_state idle "port=$bpk_control_port"
+	while [ -z "$bpk_control_hdr" ]; do
+		# EOF while the host side is not connected: wait for it
+		read -r bpk_control_hdr <&3 || sleep 0.05
+	done
+	bpk_state restored
+	case $bpk_control_hdr in
+	"BPK-CONTROL "* | BPK-CONTROL) ;;
+	*)
+		exec 3<&-
+		return 3
+		;;
+	esac
+	case $- in *f*) _bpk_ctl_f=1 ;; *) _bpk_ctl_f=0 ;; esac
+	set -f
+	# shellcheck disable=SC2086 # split into words on purpose
+	for _bpk_w in $bpk_control_hdr; do
+		case $_bpk_w in
+		?*=*)
+			[ "${_bpk_w%%=*}" != size ] || bpk_control_size=${_bpk_w#*=}
+			"$_bpk_handler" "${_bpk_w%%=*}" "${_bpk_w#*=}"
+			;;
+		esac
+	done
+	[ "$_bpk_ctl_f" = 1 ] || set +f
+	case $bpk_control_size in
+	'' | *[!0-9]*)
+		exec 3<&-
+		return 4
+		;;
+	esac
+	head -c "$bpk_control_size" <&3 >"$_bpk_file"
+	exec 3<&-
+	bpk_control_got=$(stat -c %s "$_bpk_file")
+	[ "$bpk_control_got" = "$bpk_control_size" ] || return 5
+}
+
+[ ! -r /proc/cmdline ] || bpk_cmdline_load
