@@ -15,6 +15,7 @@ import os
 import re
 import time
 
+import bpk_protocol
 import drgn
 from drgn import FaultError, cast, container_of
 from drgn.helpers.linux.bpf import (
@@ -602,31 +603,14 @@ def _threads(prog, leader):
 # --- the panic
 
 
-PANIC_RE = re.compile(r"Kernel panic - not syncing: (.*)")
-OOPS_RE = re.compile(r"^(Oops: |BUG: |general protection fault|kernel BUG at |Unable to handle)")
-SYSRQ_RE = re.compile(r"sysrq: (Trigger a crash|Crash)|sysrq triggered crash")
-WARN_RE = re.compile(r"^WARNING: CPU: \d+ PID: \d+ at ")
-
-
 def panic_info(prog):
-    """What the kernel log in the dump says: the panic message (None if
-    nothing called panic(): a crash_kexec trigger, or an oops with
+    """What the kernel log in the dump says about its end, by the texts of
+    lib/console-patterns (bpk_protocol.evidence): the panic message (None
+    if nothing called panic(): a crash_kexec trigger, or an oops with
     panic_on_oops, which goes to crash_kexec from oops_end()), the oops
-    lines (BUG:, Oops: ...), the sysrq line, the first WARN() line."""
-    info = {"message": None, "oops": None, "oops_lines": [], "sysrq": None, "warning": None}
-    for r in get_printk_records(prog):
-        line = r.text.decode(errors="replace")
-        m = PANIC_RE.search(line)
-        if m:
-            info["message"] = "Kernel panic - not syncing: " + m.group(1).rstrip()
-        if OOPS_RE.search(line) and len(info["oops_lines"]) < 8:
-            info["oops_lines"].append(line.strip())
-            info["oops"] = info["oops"] or line.strip()
-        if info["sysrq"] is None and SYSRQ_RE.search(line):
-            info["sysrq"] = line.strip()
-        if info["warning"] is None and WARN_RE.search(line):
-            info["warning"] = line.strip()
-    return info
+    lines (BUG:, Oops: ...), the first sysrq, NMI and WARNING lines, and
+    the fatal line."""
+    return bpk_protocol.evidence(r.text.decode(errors="replace") for r in get_printk_records(prog))
 
 
 def crashed_task(prog):
