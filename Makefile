@@ -6,8 +6,9 @@ SHELL := bash
 MAKEFLAGS += --no-builtin-rules
 
 BUILD ?= build
-# Kernel builds are cached here, outside the clone, keyed by their inputs.
-export BPK_CACHE ?= $(HOME)/.cache/bpf-panic-kdump
+# Kernel builds, Debian's kernels and snapshots are cached here, outside the
+# clone, keyed by their inputs: the same place bpk uses (bpk/config.c).
+export BPK_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/bpf-panic-kdump
 export BUILD := $(abspath $(BUILD))
 
 CC := gcc
@@ -17,16 +18,17 @@ DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 	clang llvm dracut-core qemu-system-x86 bison flex libelf-dev zlib1g-dev dwarves \
 	bc libssl-dev cpio xz-utils gzip lz4 busybox-static gcc make perl python3 shellcheck \
 	clang-format git procps \
-	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc man-db
-# issue 13: campaigns run their attempts through GNU parallel (rsync: its
-# --sshlogin file transfers)
+	python3-drgn python3-jsonschema python3-pyflakes gdb kmod scdoc man-db \
+	libjansson-dev
+# campaigns run their attempts through GNU parallel (rsync: its --sshlogin
+# file transfers)
 DEB_PKGS += parallel rsync
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
 	$(wildcard kernel-series/*.patch)
-# issue 11: KERNEL=debian on the command line picks the kernel a run boots
-# (make run/demo); inside this Makefile KERNEL stays our build's directory.
+# KERNEL=debian on the command line picks the kernel a run boots (make
+# run/demo); inside this Makefile KERNEL stays our build's directory.
 RUN_KERNEL := $(if $(filter command line,$(origin KERNEL)),$(KERNEL),ours)
 override KERNEL := $(BUILD)/kernel
 KERNEL_OK := $(BUILD)/kernel.ok
@@ -60,9 +62,12 @@ $(KERNEL_OK): $(KERNEL_STAMP)
 check-series: $(KERNEL_OK)
 	kernel-series/check-each-patch.sh $(KERNEL)
 
-# --- guard tests of the series (issue: the patched appliance kernel)
+# --- guard tests of the series (the patched appliance kernel)
 GUARD_SRCS := $(wildcard tests/guard/*.c tests/guard/*.h)
 GUARD_JOBS := $(wildcard tests/guard/jobs/*)
+# the guest's side of the protocol: every image has it (mkinitramfs.sh,
+# the dracut module)
+GUEST_LIB := appliance/guest/bpk-lib.sh
 guard: $(BUILD)/guard-initramfs.cpio.gz
 
 # Static: the guest has no dynamic loader. The patched tree's UAPI header
@@ -70,7 +75,7 @@ guard: $(BUILD)/guard-initramfs.cpio.gz
 $(BUILD)/guard: $(GUARD_SRCS) $(KERNEL_OK)
 	$(CC) $(CFLAGS) -I$(KHDR) -static -o $@ $(filter %.c,$^) -lbpf -lelf -lz
 
-$(BUILD)/guard-initramfs.cpio.gz: $(BUILD)/guard appliance/mkinitramfs.sh appliance/guest/init \
+$(BUILD)/guard-initramfs.cpio.gz: $(BUILD)/guard appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) \
 		$(GUARD_JOBS) tests/guard/panic-message
 	appliance/mkinitramfs.sh $@ $(BUILD)/guard=/bin/guard \
 		$(foreach j,$(GUARD_JOBS),$(j)=/etc/bpk/jobs/$(notdir $(j))) \
@@ -139,11 +144,11 @@ $(AB)/makedumpfile-opts: FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' "$$MAKEDUMPFILE_OPTS" | cmp -s - $@ || printf '%s\n' "$$MAKEDUMPFILE_OPTS" > $@
 
-$(KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(AB)/makedumpfile-opts | $(BUILD)/deps.ok
+$(KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(GUEST_LIB) $(AB)/makedumpfile-opts | $(BUILD)/deps.ok
 	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)"
 
 # The crash kernel is the same bzImage; kexec comes with its libraries.
-$(ROOT_IMG): appliance/mkinitramfs.sh appliance/guest/init $(wildcard appliance/guest/jobs/*) \
+$(ROOT_IMG): appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) $(wildcard appliance/guest/jobs/*) \
 		$(KDUMP_IMG) $(TRIGGERCTL) $(KERNEL_OK)
 	appliance/mkinitramfs.sh $@ $(KERNEL)/bzImage=/boot/bzImage $(KDUMP_IMG)=/boot/kdump.img \
 		$$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
@@ -152,19 +157,63 @@ $(ROOT_IMG): appliance/mkinitramfs.sh appliance/guest/init $(wildcard appliance/
 .PHONY: FORCE
 FORCE:
 
-# --- host side: the collector and the report's fire-record decoder
-CB := $(BUILD)/collector
-COLLECT := $(CB)/bpk-collect
-COLLECTOR_LIB := collector/flat.c collector/status.c collector/guestlog.c
-$(COLLECT): collector/bpk-collect.c $(COLLECTOR_LIB) $(wildcard collector/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ collector/bpk-collect.c $(COLLECTOR_LIB)
+# --- host side: bpk, one C program (bpk/, with the collector's code in
+# collector/ and the trigger table and parameter parser triggerctl uses),
+# and the report's fire-record decoder
+BK := $(BUILD)/bpk
+BPK := $(BK)/bpk
+BPK_GEN := $(BK)/gen/causes.h $(BK)/gen/patterns.h
+COLLECTOR_LIB := collector/collect.c collector/flat.c collector/status.c collector/guestlog.c
+# bpk checks names and parameters against the trigger table; it needs no
+# BPF program bytes (TABLE_WITHOUT_PROGRAMS)
+BPK_TABLE := triggers/table.c triggers/params.c triggers/names.c triggers/describe.c $(TB)/names-gen.c
+BPK_CORE := $(filter-out bpk/main.c,$(wildcard bpk/*.c))
+BPK_SRCS := bpk/main.c $(BPK_CORE) $(COLLECTOR_LIB) $(BPK_TABLE)
+BPK_HDRS := $(wildcard bpk/*.h collector/*.h triggers/*.h)
+BPK_INC := -Ibpk -Icollector -Itriggers -I$(BK)/gen
+BPK_LIBS := -lbpf -lelf -lz -ljansson -lcrypto
+.PHONY: bpk
+bpk: $(BPK) $(BPK_MAN)
 
-$(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_LIB) analysis/fire_decode.c \
-		$(wildcard collector/*.h analysis/*.h) triggers/fire.h
+# The cause vocabulary is the run record schema's; the console texts are
+# lib/console-patterns: both generated into C, never written twice.
+$(BK)/gen/causes.h: analysis/run.schema.json bpk/gen-causes.py
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Icollector -Ianalysis -Itriggers -o $@ collector/unit-tests.c \
-		$(COLLECTOR_LIB) analysis/fire_decode.c
+	bpk/gen-causes.py $< $@
+$(BK)/gen/patterns.h: lib/console-patterns bpk/gen-patterns.awk
+	@mkdir -p $(@D)
+	awk -f bpk/gen-patterns.awk $< > $@.tmp && mv $@.tmp $@
+
+# The clone and build it belongs to are compiled in: an installed copy
+# reads them from its bpk.conf instead (make install).
+$(BPK): $(BPK_SRCS) $(BPK_HDRS) $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DTABLE_WITHOUT_PROGRAMS -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' \
+		$(BPK_INC) -o $@ $(BPK_SRCS) $(BPK_LIBS)
+
+# --- make check: what needs no QEMU, in under two minutes: the unit tests
+# of the C modules (the run record, the JSON writer, the guest protocol,
+# argv building, every parser of guest bytes), with ASan and UBSan, and the
+# command-line tests.
+CB := $(BUILD)/collector
+UNIT_TESTS := $(BK)/record-test $(BK)/json-writer-test $(BK)/protocol-test $(CB)/unit-tests
+ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+$(BK)/record-test: bpk/tests/record-test.c bpk/record.c bpk/json_writer.c bpk/tests/check.h bpk/record.h bpk/json_writer.h $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -o $@ $(filter %.c,$^) -ljansson
+$(BK)/json-writer-test: bpk/tests/json-writer-test.c bpk/json_writer.c bpk/tests/check.h bpk/json_writer.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -o $@ $(filter %.c,$^) -ljansson
+$(BK)/protocol-test: bpk/tests/protocol-test.c bpk/protocol.c bpk/escape.c bpk/qemu.c bpk/util.c bpk/proc.c \
+		bpk/digest.c bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
+		$(filter %.c,$^) bpk/config.c -lcrypto
+$(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_LIB) bpk/record.c bpk/json_writer.c bpk/protocol.c \
+		analysis/fire_decode.c $(BPK_HDRS) $(wildcard analysis/*.h) $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -Ianalysis -o $@ collector/unit-tests.c \
+		$(COLLECTOR_LIB) bpk/record.c bpk/json_writer.c bpk/protocol.c analysis/fire_decode.c -ljansson
 
 FIRE_DECODE := $(BUILD)/analysis/fire-decode
 $(FIRE_DECODE): analysis/fire-decode.c analysis/fire_decode.c analysis/fire_decode.h triggers/fire.h
@@ -180,10 +229,31 @@ $(CRASH_INDEX): $(KERNEL_OK) analysis/crash-vmlinux.sh
 	touch $@
 
 .PHONY: host-tools analysis
-host-tools analysis: $(COLLECT) $(FIRE_DECODE) $(CB)/unit-tests $(CRASH_INDEX)
+host-tools analysis: $(BPK) $(FIRE_DECODE) $(UNIT_TESTS) $(CRASH_INDEX)
 
-# --- issue 11: field bugs: Debian's stock kernel (KERNEL=debian) and the
-# host's programs in the guest (appliance/field.sh, appliance/guest/preinit)
+# --- fuzzing: libFuzzer targets for every parser of guest bytes and the
+# record reader; make fuzz FUZZ_SECONDS=N runs each for N seconds
+FUZZ_SECONDS ?= 60
+FZ := $(BUILD)/fuzz
+FUZZ_CC := clang
+FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(BPK_INC) -Ianalysis
+FUZZ_TARGETS := $(patsubst bpk/fuzz/fuzz-%.c,$(FZ)/fuzz-%,$(wildcard bpk/fuzz/fuzz-*.c))
+$(FZ)/fuzz-record: bpk/fuzz/fuzz-record.c bpk/record.c bpk/json_writer.c $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) -ljansson
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_TARGETS)
+fuzz: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do \
+		n=$${t##*/fuzz-}; mkdir -p $(FZ)/corpus/$$n; \
+		echo "fuzz $$n for $(FUZZ_SECONDS) s"; \
+		$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(FZ)/corpus/$$n bpk/fuzz/seeds/$$n 2>$(FZ)/$$n.log \
+			|| { tail -30 $(FZ)/$$n.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' $(FZ)/$$n.log; \
+	done
+
+# --- field bugs: Debian's stock kernel (KERNEL=debian) and the host's
+# programs in the guest (bpk/hostfs.c, appliance/guest/preinit)
 DK := $(BUILD)/debian-kernel
 FB := $(BUILD)/field
 DEBIAN_OK := $(BUILD)/debian-kernel.ok
@@ -198,10 +268,10 @@ $(DEBIAN_OK): appliance/debian-kernel.sh $(wildcard /usr/src/linux-source-6.1.ta
 	appliance/debian-kernel.sh fetch $(DK)
 	touch $@
 debian-appliance: $(DEB_ROOT_IMG)
-$(DEB_KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(AB)/makedumpfile-opts $(DEBIAN_OK)
+$(DEB_KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(GUEST_LIB) $(AB)/makedumpfile-opts $(DEBIAN_OK)
 	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)" --kver "$(call dk_val,kver)" \
 		--kmoddir "$(DK)/modules/lib/modules/$(call dk_val,kver)" --drivers "$(call dk_val,kdump_modules)"
-$(DEB_ROOT_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init appliance/guest/preinit \
+$(DEB_ROOT_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init appliance/guest/preinit $(GUEST_LIB) \
 		$(wildcard appliance/guest/jobs/*) $(DEB_KDUMP_IMG) $(TRIGGERCTL) $(DEBIAN_OK)
 	appliance/mkroot-debian.sh $@ $(DK) $(DEB_KDUMP_IMG) \
 		$$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
@@ -213,7 +283,7 @@ $(BUILD)/examples/uprobe-dyn: triggers/examples/uprobe.c
 	$(CC) $(CFLAGS) -o $@ $<
 # The Debian-kernel tests' guest: the Debian root image with the arm-all job.
 DEB_TEST_IMG := $(BUILD)/debian-test-initramfs.cpio.gz
-$(DEB_TEST_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init \
+$(DEB_TEST_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) \
 		appliance/guest/preinit tests/field/jobs/arm-all $(DEB_KDUMP_IMG) $(TRIGGERCTL) $(DEBIAN_OK) \
 		$(FB)/core-probe $(FB)/core_probe.bpf.o
 	appliance/mkroot-debian.sh $@ $(DK) $(DEB_KDUMP_IMG) $$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
@@ -231,7 +301,7 @@ $(FB)/core-probe: tests/field/core-probe.c triggers/loadfail.c triggers/loadfail
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itriggers -static -o $@ tests/field/core-probe.c triggers/loadfail.c -lbpf -lelf -lz
 CORE_TEST_IMG := $(FB)/core-probe-initramfs.cpio.gz
-$(CORE_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init tests/field/jobs/core-probe \
+$(CORE_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) tests/field/jobs/core-probe \
 		$(FB)/core-probe $(FB)/core_probe.bpf.o
 	appliance/mkinitramfs.sh $@ tests/field/jobs/core-probe=/etc/bpk/jobs/core-probe \
 		$(FB)/core-probe=/bin/core-probe $(FB)/core_probe.bpf.o=/etc/bpk/core_probe.bpf.o
@@ -239,51 +309,52 @@ FIELD_TEST_DEPS := $(DEB_ROOT_IMG) $(DEB_TEST_IMG) $(FIELD_EXAMPLE_BINS) $(CORE_
 # make bench's field section boots Debian's kernel too
 bench: $(DEB_ROOT_IMG)
 
-# --- running it
+# --- running it: bpk owns a run; these targets are its short forms.
 DEMO_TRIGGER := syscall_errno
 DEMO_ARGS := syscall=openat errno=ENOENT comm=bpk-demo
-RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(COLLECT) $(FIRE_DECODE) $(EXAMPLE_BINS) $(CRASH_INDEX)
-# issue 11: KERNEL=debian, HOST_FS=auto|on|off, SHARE="dir ...", SHARE_RW=dir
-RUN_DEPS += $(if $(filter debian,$(RUN_KERNEL)),$(DEB_ROOT_IMG)) $(FIELD_EXAMPLE_BINS)
+RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(BPK) $(FIRE_DECODE) $(EXAMPLE_BINS) $(CRASH_INDEX) $(FIELD_EXAMPLE_BINS)
+# what bpk run brings up to date before it boots (make run-deps, or
+# debian-run-deps for --kernel debian)
+.PHONY: run-deps debian-run-deps
+run-deps: $(RUN_DEPS)
+debian-run-deps: $(RUN_DEPS) $(DEB_ROOT_IMG)
+RUN_DEPS += $(if $(filter debian,$(RUN_KERNEL)),$(DEB_ROOT_IMG))
+# KERNEL=debian, HOST_FS=auto|on|off, SHARE="dir ...", SHARE_RW=dir
 FIELD_RUN_ARGS = $(if $(filter-out ours,$(RUN_KERNEL)),--kernel "$(RUN_KERNEL)") \
 	$(if $(HOST_FS),--host-fs "$(HOST_FS)") $(foreach d,$(SHARE),--share "$(d)") \
 	$(if $(SHARE_RW),--share-rw "$(SHARE_RW)")
-.PHONY: demo run crash
+RUNS ?= runs
+.PHONY: demo run crash drgn
 demo: $(RUN_DEPS)
-	appliance/run.sh --trigger $(DEMO_TRIGGER) --args "$(DEMO_ARGS)" \
-		--workload triggers/examples/syscall_errno.sh --timeout 300 $(FIELD_RUN_ARGS)
+	$(BPK) --runs "$(RUNS)" run $(DEMO_TRIGGER) $(DEMO_ARGS) --workload triggers/examples/syscall_errno.sh \
+		--timeout 300 --no-build --crash $(FIELD_RUN_ARGS)
 
 # make run TRIGGER=name ARGS="k=v ..." WORKLOAD=file [REPEAT=n] [TIMEOUT=s] [MEM=1G] [RUNS=dir]
 #   [PANIC_ON_OOPS=0] [PANIC_ON_WARN=1]
 run: $(RUN_DEPS)
-	@test -n "$(TRIGGER)" || { echo "make run: TRIGGER= is required (triggerctl list)" >&2; exit 2; }
-	appliance/run.sh --trigger "$(TRIGGER)" --args "$(ARGS)" \
-		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" --repeat "$(or $(REPEAT),1)" \
-		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --runs "$(or $(RUNS),runs)" \
+	@test -n "$(TRIGGER)" || { echo "make run: TRIGGER= is required (bpk list)" >&2; exit 2; }
+	$(BPK) --runs "$(RUNS)" run "$(TRIGGER)" $(ARGS) \
+		$(if $(WORKLOAD),--workload "$(WORKLOAD)") --repeat "$(or $(REPEAT),1)" \
+		--timeout "$(or $(TIMEOUT),300)" --mem "$(or $(MEM),1G)" --no-build --crash \
 		$(if $(filter 0,$(PANIC_ON_OOPS)),--no-panic-on-oops) $(if $(filter 1,$(PANIC_ON_WARN)),--panic-on-warn) \
 		$(FIELD_RUN_ARGS)
 
-# --- issue 13: make campaign TRIGGER=name ARGS="k=v ..." WORKLOAD=file ATTEMPTS=n JOBS=j
-#   [RUNS=dir] [FRESH=1] [TIMEOUT=s] [MEM=1G] [SSHLOGIN=list]: appliance/campaign.sh
+# make campaign TRIGGER=name ARGS="k=v ..." WORKLOAD=file ATTEMPTS=n JOBS=j
+#   [RUNS=dir] [FRESH=1] [TIMEOUT=s] [MEM=1G] [SSHLOGIN=list]
 .PHONY: campaign
 campaign: $(RUN_DEPS)
-	@test -n "$(TRIGGER)" || { echo "make campaign: TRIGGER= is required (triggerctl list)" >&2; exit 2; }
-	appliance/campaign.sh "$(TRIGGER)" $(ARGS) --attempts "$(or $(ATTEMPTS),10)" --jobs "$(or $(JOBS),1)" \
-		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" --runs "$(or $(RUNS),runs)" \
+	@test -n "$(TRIGGER)" || { echo "make campaign: TRIGGER= is required (bpk list)" >&2; exit 2; }
+	$(BPK) --runs "$(RUNS)" campaign "$(TRIGGER)" $(ARGS) --attempts "$(or $(ATTEMPTS),10)" --jobs "$(or $(JOBS),1)" \
+		--workload "$(or $(WORKLOAD),triggers/examples/syscall_errno.sh)" \
 		--timeout "$(or $(TIMEOUT),120)" --mem "$(or $(MEM),1G)" $(if $(filter 1,$(FRESH)),--fresh) \
 		$(if $(SSHLOGIN),--sshlogin "$(SSHLOGIN)")
-# --- end issue 13
 
-# make crash [RUN=runs/<id>] [RUNS=dir]: the report, then crash on that
-# vmcore (default: the newest run that has one)
-crash: $(FIRE_DECODE)
-	RUNS="$(or $(RUNS),runs)" analysis/open-crash.sh $(RUN)
-
-# make drgn [RUN=runs/<id>]: drgn on that vmcore, the project's helpers
-# loaded (fire(), tasks(state="D"), bt(pid), bpf() ...: analysis/drgn-shell.py)
-.PHONY: drgn
-drgn: $(BUILD)/deps.ok
-	analysis/open-drgn.sh $(RUN)
+# make crash [RUN=id] / make drgn [RUN=id]: the report, then the analyzer
+# on that vmcore (default: the newest run that has one)
+crash: $(BPK) $(FIRE_DECODE)
+	$(BPK) --runs "$(RUNS)" crash $(RUN)
+drgn: $(BPK)
+	$(BPK) --runs "$(RUNS)" drgn $(RUN)
 
 # --- benchmarks (make bench): guest programs and the trigger-cost image.
 # After RUN_DEPS: a rule's prerequisites are expanded when it is read.
@@ -305,25 +376,23 @@ $(BB)/empty.skel.h: $(BB)/empty.bpf.o
 	bpftool gen skeleton $< name empty_bpf > $@
 $(BB)/empty-loader: bench/guest/empty-loader.c $(BB)/empty.skel.h
 	$(CC) $(CFLAGS) -I$(BB) -static -o $@ $< -lbpf -lelf -lz
-$(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) $(BENCH_BINS) \
+$(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) $(TRIGGERCTL) $(BENCH_BINS) \
 		bench/guest/jobs/bench-cost
 	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl bench/guest/jobs/bench-cost=/etc/bpk/jobs/bench-cost \
 		$(foreach b,$(BENCH_BINS),$(b)=/bench/$(notdir $(b)))
 
-# --- issue 12: bpk, the command with verbs (bpk/bpk), its man page (scdoc
-# source, generated here), bash completion; make install puts them under
-# $(DESTDIR)$(PREFIX) with bpk.conf pointing at this clone's build, cache
-# and runs, and a manifest, which make uninstall removes exactly.
+# --- bpk's man page (scdoc source, generated here) and bash completion;
+# make install puts bpk under $(DESTDIR)$(PREFIX) with bpk.conf pointing
+# at this clone's build, cache and runs, and a manifest, which make
+# uninstall removes exactly.
 PREFIX ?= /usr/local
 DESTDIR ?=
-RUNS ?= runs
 BPK_MAN := $(BUILD)/bpk.1
-.PHONY: bpk install uninstall
-bpk: $(BPK_MAN)
+.PHONY: install uninstall
 $(BPK_MAN): bpk/bpk.1.scd | $(BUILD)/deps.ok
 	@mkdir -p $(@D)
 	scdoc < $< > $@
-install: $(BPK_MAN) bpk/bpk bpk/bpk.bash-completion bpk/install.sh $(RUN_DEPS)
+install: $(BPK_MAN) $(BPK) bpk/bpk.bash-completion bpk/install.sh $(RUN_DEPS)
 	bpk/install.sh install "$(DESTDIR)$(PREFIX)" $(BPK_MAN) "$(CURDIR)" "$(BUILD)" "$(BPK_CACHE)" "$(abspath $(RUNS))"
 uninstall:
 	bpk/install.sh uninstall "$(DESTDIR)$(PREFIX)"
@@ -344,14 +413,19 @@ $(PROBE): $(PROBE_SRCS)
 # the dry-run job.
 TRIGGER_TEST_IMG := $(BUILD)/trigger-test-initramfs.cpio.gz
 EXAMPLE_SCRIPTS := $(wildcard triggers/examples/*.sh)
-$(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(TRIGGERCTL) \
+$(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) $(TRIGGERCTL) \
 		$(EXAMPLE_BINS) $(EXAMPLE_SCRIPTS) $(PROBE) tests/triggers/jobs/trigger-dry
 	appliance/mkinitramfs.sh $@ $(TRIGGERCTL)=/bin/triggerctl $(PROBE)=/bin/bpk-probe \
 		tests/triggers/jobs/trigger-dry=/etc/bpk/jobs/trigger-dry \
 		$(foreach e,$(EXAMPLE_SCRIPTS) $(EXAMPLE_BINS),$(e)=/examples/$(notdir $(e)))
 
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(CB)/unit-tests $(BPK_MAN)
-	tests/run-all.sh
+# make check: no QEMU; make test: make check first, then the booted tests.
+CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
+.PHONY: check
+check: $(UNIT_TESTS) $(BPK) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL)
+	tests/run-all.sh $(CHECK_TESTS)
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_MAN)
+	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 
 clean:

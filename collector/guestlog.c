@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "guestlog.h"
-
-#define PANIC_TAG "Kernel panic - not syncing: "
+#include "protocol.h"
 
 static void copy_field(char *dst, size_t size, const char *src, size_t len)
 {
@@ -37,19 +36,21 @@ void guestlog_init(struct guest_progress *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->booted = g->crash_loaded = g->armed = g->panic = -1;
+	g->sysrq = g->nmi = -1;
 }
 
 void guestlog_result_line(struct guest_progress *g, const char *line,
 			  size_t len)
 {
-	const char *state = line + strlen("BPK-STATE "), *v;
+	const char *state = line + strlen(STATE_PREFIX), *v;
 	const char *end = line + len;
 	const char *sp;
 	size_t vlen;
 	double up = -1;
 
 	g->results_lines++;
-	if (len <= 10 || strncmp(line, "BPK-STATE ", 10))
+	if (len <= strlen(STATE_PREFIX) ||
+	    strncmp(line, STATE_PREFIX, strlen(STATE_PREFIX)))
 		return;
 	sp = memchr(state, ' ', (size_t)(end - state));
 	copy_field(g->last_state, sizeof(g->last_state), state,
@@ -61,16 +62,16 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 		copy_field(num, sizeof(num), v, vlen);
 		up = strtod(num, NULL);
 	}
-	if (!strcmp(g->last_state, "booted")) {
+	if (!strcmp(g->last_state, STATE_BOOTED)) {
 		g->booted = up;
-	} else if (!strcmp(g->last_state, "crash-kernel-loaded")) {
+	} else if (!strcmp(g->last_state, STATE_CRASH_LOADED)) {
 		g->crash_loaded = up;
-	} else if (!strcmp(g->last_state, "armed")) {
+	} else if (!strcmp(g->last_state, STATE_ARMED)) {
 		g->armed = up;
 		v = word_after(line, len, " action=", &vlen);
 		if (v)
 			copy_field(g->action, sizeof(g->action), v, vlen);
-	} else if (!strcmp(g->last_state, "refused")) {
+	} else if (!strcmp(g->last_state, STATE_REFUSED)) {
 		/* the reason is the rest of the line, spaces and all */
 		const char *r = memmem(line, len, " reason=", 8);
 
@@ -80,59 +81,33 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 	}
 }
 
-/* Does the message (after the timestamp) start an oops report? */
+/* Does the message (after the timestamp) start an oops report? A WARNING
+ * is one too: with panic_on_warn it is what brought the kernel down.
+ */
 static int oops_start(const char *msg, size_t len)
 {
-	static const char *const tags[] = {
-		"Oops: ",
-		"BUG: ",
-		"WARNING: ",
-		"kernel BUG at ",
-		"general protection fault",
-		"invalid opcode: ",
-	};
-
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
-		size_t n = strlen(tags[i]);
-
-		if (len >= n && !memcmp(msg, tags[i], n))
-			return 1;
-	}
-	return 0;
+	return console_is(msg, len, PAT_OOPS) ||
+	       console_is(msg, len, PAT_WARNING);
 }
 
 void guestlog_console_line(struct guest_progress *g, const char *line,
 			   size_t len)
 {
-	const char *msg = line, *tag, *close;
-	double stamp = -1;
-	size_t mlen;
+	const char *msg;
+	double stamp;
+	size_t mlen, taglen;
+	int kind;
 
 	g->console_lines++;
-	if (len && line[len - 1] == '\r')
-		len--;
-	/* "[    2.238384] message": the timestamp, then the message */
-	if (len && line[0] == '[') {
-		close = memchr(line, ']', len);
-		if (close && close + 1 < line + len && close[1] == ' ') {
-			char num[32];
-
-			copy_field(num, sizeof(num), line + 1,
-				   (size_t)(close - line - 1));
-			stamp = strtod(num, NULL);
-			msg = close + 2;
-		}
-	}
-	mlen = len - (size_t)(msg - line);
-
-	if (mlen >= 14 && !memcmp(msg, "Command line: ", 14)) {
+	msg = console_message(line, len, &mlen, &stamp);
+	kind = console_match(msg, mlen, SCOPE_LINE, &taglen);
+	if (kind == PAT_BOOT) {
 		g->boots++;
 		return;
 	}
-	tag = memmem(msg, mlen, PANIC_TAG, strlen(PANIC_TAG));
-	if (tag) {
-		const char *text = tag + strlen(PANIC_TAG);
-		size_t tlen = (size_t)(msg + mlen - text);
+	if (kind == PAT_PANIC) {
+		const char *text = msg + taglen;
+		size_t tlen = mlen - taglen;
 
 		if (g->boots >= 2) {
 			/* after kexec: the capture kernel dying, whether or
@@ -151,15 +126,19 @@ void guestlog_console_line(struct guest_progress *g, const char *line,
 	}
 	if (g->boots >= 2)
 		return;
-	if (g->oops[0] && mlen >= 14 && !memcmp(msg, "---[ end trace", 14))
+	if (kind == PAT_SYSRQ && g->sysrq < 0)
+		g->sysrq = stamp >= 0 ? stamp : 0;
+	if (kind == PAT_NMI && g->nmi < 0)
+		g->nmi = stamp >= 0 ? stamp : 0;
+	if (g->oops[0] && kind == PAT_END_TRACE)
 		g->oops_ended = 1;
 	if (!g->oops[0] && oops_start(msg, mlen)) {
 		copy_field(g->oops, sizeof(g->oops), msg, mlen);
-	} else if (g->oops[0] && !g->oops_where[0] && mlen > 5 &&
-		   !memcmp(msg, "RIP: ", 5)) {
+	} else if (g->oops[0] && !g->oops_where[0] && kind == PAT_RIP &&
+		   mlen > taglen) {
 		/* "RIP: 0010:lkdtm_EXCEPTION+0x5/0x10": after the segment */
-		const char *colon = memchr(msg + 5, ':', mlen - 5);
-		const char *where = colon ? colon + 1 : msg + 5;
+		const char *colon = memchr(msg + taglen, ':', mlen - taglen);
+		const char *where = colon ? colon + 1 : msg + taglen;
 
 		copy_field(g->oops_where, sizeof(g->oops_where), where,
 			   (size_t)(msg + mlen - where));

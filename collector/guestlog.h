@@ -20,6 +20,7 @@
 
 struct guest_progress {
 	double booted, crash_loaded, armed, panic; /* guest uptime, -1: never */
+	double sysrq, nmi; /* a sysrq crash or unknown-NMI line: its stamp */
 	char last_state[32]; /* the last BPK-STATE seen, "" if none */
 	char refused[256]; /* reason=... of a "refused" state */
 	char action[32]; /* action=... of the "armed" state: the fire action */

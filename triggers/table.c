@@ -10,6 +10,13 @@
 #include "fire.h"
 #include "table.h"
 
+#ifdef TABLE_WITHOUT_PROGRAMS
+/* bpk checks names and parameters on the host against this table: it
+ * needs no program bytes, and so no skeletons (nor the kernel's BTF they
+ * are built from)
+ */
+#define PROGRAM(name) NULL
+#else
 /* skeletons: their ELF bytes are what the loader opens */
 #include "cpu_hog.skel.h"
 #include "fatal_signal.skel.h"
@@ -24,6 +31,8 @@
 #include "tracepoint.skel.h"
 #include "uprobe.skel.h"
 #include "warn.skel.h"
+#define PROGRAM(name) name##_bpf__elf_bytes
+#endif
 
 #define END_PARAMS                           \
 	{                                    \
@@ -126,7 +135,7 @@ const struct trigger_def triggers[] = {
 		.name = "func_entry",
 		.summary =
 			"a kernel function was entered (count= for the Nth hit)",
-		.elf_bytes = func_entry_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(func_entry),
 		.params = func_params,
 		.attach = ATTACH_BTF,
 		.attach_param = "func",
@@ -138,7 +147,7 @@ const struct trigger_def triggers[] = {
 		.name = "func_error",
 		.summary =
 			"a kernel function returned an error (any, or errno=)",
-		.elf_bytes = func_error_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(func_error),
 		.params = func_error_params,
 		.attach = ATTACH_BTF,
 		.attach_param = "func",
@@ -149,7 +158,7 @@ const struct trigger_def triggers[] = {
 	{
 		.name = "syscall_errno",
 		.summary = "a syscall returned a given errno (or any error)",
-		.elf_bytes = syscall_errno_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(syscall_errno),
 		.params = syscall_errno_params,
 		.kfunc_ok = 1,
 		.example = "syscall=openat errno=ENOENT comm=bpk-demo",
@@ -158,7 +167,7 @@ const struct trigger_def triggers[] = {
 	{
 		.name = "syscall_slow",
 		.summary = "a syscall took longer than ms=",
-		.elf_bytes = syscall_slow_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(syscall_slow),
 		.params = syscall_slow_params,
 		.kfunc_ok = 1,
 		.example = "syscall=clock_nanosleep ms=300",
@@ -168,7 +177,7 @@ const struct trigger_def triggers[] = {
 		.name = "fatal_signal",
 		.summary =
 			"a fatal signal was delivered to a task (SIGSEGV, SIGABRT, SIGKILL ...)",
-		.elf_bytes = fatal_signal_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(fatal_signal),
 		.params = fatal_signal_params,
 		.kfunc_ok = 1,
 		.example = "signal=SIGSEGV comm=crasher",
@@ -178,7 +187,7 @@ const struct trigger_def triggers[] = {
 		.name = "oom_kill",
 		.summary =
 			"the OOM killer chose a victim (comm=/pid= select the victim)",
-		.elf_bytes = oom_kill_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(oom_kill),
 		.params = no_params,
 		.kfunc_ok = 1,
 		.example = "comm=memhog",
@@ -187,7 +196,7 @@ const struct trigger_def triggers[] = {
 	{
 		.name = "warn",
 		.summary = "a WARN() fired (file= for only one source file)",
-		.elf_bytes = warn_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(warn),
 		.params = warn_params,
 		.kfunc_ok = 1,
 		.example = "file=drivers/misc/lkdtm/bugs.c",
@@ -197,7 +206,7 @@ const struct trigger_def triggers[] = {
 		.name = "proc_exit",
 		.summary =
 			"a process exited with a given status (or any non-zero)",
-		.elf_bytes = proc_exit_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(proc_exit),
 		.params = proc_exit_params,
 		.kfunc_ok = 1,
 		.example = "status=3 comm=failer",
@@ -207,7 +216,7 @@ const struct trigger_def triggers[] = {
 		.name = "uprobe",
 		.summary =
 			"a user-space function was called (an application assertion)",
-		.elf_bytes = uprobe_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(uprobe),
 		.params = uprobe_params,
 		.attach = ATTACH_UPROBE,
 		.attach_param = "target",
@@ -218,7 +227,7 @@ const struct trigger_def triggers[] = {
 	{
 		.name = "tracepoint",
 		.summary = "any kernel tracepoint was hit (tp=category:name)",
-		.elf_bytes = tracepoint_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(tracepoint),
 		.params = tracepoint_params,
 		.attach = ATTACH_BTF,
 		.attach_param = "tp",
@@ -230,7 +239,7 @@ const struct trigger_def triggers[] = {
 		.name = "hung_task",
 		.summary =
 			"a task stayed in D state longer than secs= (khungtaskd)",
-		.elf_bytes = hung_task_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(hung_task),
 		.params = hung_task_params,
 		.kfunc_ok = 1,
 		.sysctl_path = "/proc/sys/kernel/hung_task_timeout_secs",
@@ -241,7 +250,7 @@ const struct trigger_def triggers[] = {
 	{
 		.name = "runq_latency",
 		.summary = "a woken task waited longer than usec= for a CPU",
-		.elf_bytes = runq_latency_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(runq_latency),
 		.params = runq_latency_params,
 		.kfunc_ok = 1,
 		.example = "usec=20000 comm=waiter",
@@ -251,7 +260,7 @@ const struct trigger_def triggers[] = {
 		.name = "cpu_hog",
 		.summary =
 			"a task kept a CPU for ms= without a context switch (a busy loop)",
-		.elf_bytes = cpu_hog_bpf__elf_bytes,
+		.elf_bytes = PROGRAM(cpu_hog),
 		.params = cpu_hog_params,
 		.attach = ATTACH_PERF_CPU_CLOCK,
 		.kfunc_ok = 0,

@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "arm.h"
+#include "describe.h"
 #include "fire.h"
 #include "params.h"
 #include "preflight.h"
@@ -32,26 +33,9 @@ static int usage(void)
 	return 2;
 }
 
-static void list_params(const struct param_def *d)
-{
-	for (; d->key; d++)
-		printf("    %-10s %-9s %-12s %s\n", d->key,
-		       param_type_name(d->type),
-		       d->def ? (*d->def ? d->def : "\"\"") : "(required)",
-		       d->help);
-}
-
 static int cmd_list(void)
 {
-	for (const struct trigger_def *t = triggers; t->name; t++) {
-		printf("%s: %s\n", t->name, t->summary);
-		list_params(t->params);
-		printf("    example: triggerctl arm %s %s\n", t->name,
-		       t->example);
-		printf("    example workload: %s\n", t->workload);
-	}
-	printf("common parameters (every trigger):\n");
-	list_params(common_params);
+	describe_table(stdout);
 	return 0;
 }
 

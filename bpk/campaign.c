@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpk campaign: a flaky bug, attempted up to N times, J guests at a time,
+ * through GNU parallel. Each attempt is `bpk run --attempt N --campaign
+ * DIR`, restored from an armed snapshot (or booted fresh). The attempts
+ * tell the campaign, over a FIFO, when they start and the moment they fire
+ * (the panic line, or the capture kernel's boot); at the first fire the
+ * campaign tells parallel to start nothing more (SIGHUP) and stops every
+ * other running attempt (SIGTERM: each files its run as interrupted). Who
+ * won is decided from the attempts' own records and their filed runs.
+ *
+ * The campaign dir, RUNS/campaign-<UTC time>-<trigger>[-N]/, holds
+ * attempts/N/ (each attempt's runs/, run.out, run.err, attempt.json),
+ * attempts.tsv (a line per attempt), campaign.json (the summary), joblog
+ * (parallel's), campaign.log and the FIFO events.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpk.h"
+#include "hostfs.h"
+#include "proc.h"
+#include "record.h"
+#include "run.h"
+#include "snapshot.h"
+
+#define MAX_ATTEMPTS 100000
+#define MAX_JOBS 64
+
+struct attempt_seen {
+	pid_t pid;
+	bool started, fired, ended;
+};
+
+struct campaign {
+	const char *trigger;
+	struct strv targs, command;
+	char *workload, *dir, *snapshot, *fresh_why, *not_armed_why;
+	const char *mem, *sshlogin;
+	int attempts, jobs, timeout, repeat;
+	bool fresh, armed;
+	FILE *log;
+	struct attempt_seen *seen;
+	int winner; /* the first attempt that fired, 0 if none */
+	int64_t t_start, t_first_fire;
+	char signame[16];
+	int signum;
+	pid_t parallel;
+	bool stopping;
+};
+
+static void usage_campaign(void)
+{
+	printf("usage: bpk campaign TRIGGER [k=v ...] --attempts N --jobs J [--fresh]\n"
+	       "                    [--workload FILE | -- CMD ARGS...] [--runs DIR] [--timeout S]\n"
+	       "                    [--mem SIZE] [--repeat N] [--sshlogin LIST]\n"
+	       "\n"
+	       "A campaign for a flaky bug: up to N attempts, J guests at a time,\n"
+	       "through GNU parallel; the first attempt whose trigger fires wins and\n"
+	       "the others are stopped (their runs filed as interrupted).\n"
+	       "\n"
+	       "  --attempts N     at most N attempts (1-100000)\n"
+	       "  --jobs J         J attempts at a time (per machine of --sshlogin)\n"
+	       "  --fresh          boot every attempt (default: restore the armed\n"
+	       "                   snapshot, made once and cached: bpk snapshot)\n"
+	       "  --workload FILE  the reproducer, run in each guest\n"
+	       "  -- CMD ARGS...   a command line, as for bpk run: it runs in the host's\n"
+	       "                   user space over 9p, so every attempt boots fresh\n"
+	       "  --runs DIR       the campaign dir is made under DIR (runs/)\n"
+	       "  --timeout S      per attempt (120); --mem SIZE guest memory (1G)\n"
+	       "  --repeat N       workload runs per attempt (1; 0: until the timeout)\n"
+	       "  --sshlogin LIST  GNU parallel's own option, passed on: attempts run\n"
+	       "                   on those machines too (\":\" is this one); each needs\n"
+	       "                   bpk and the appliance built at this same path\n"
+	       "\n"
+	       "The workload sees BPK_ATTEMPT (the attempt number) and, restored,\n"
+	       "BPK_SEED (host random bytes: restored guests share the snapshot's random\n"
+	       "state). Exit: 0 an attempt fired and its run is filed with a vmcore and\n"
+	       "report (its directory printed); 1 no attempt fired (attempts.tsv says\n"
+	       "why); 2 bad input, nothing booted; 128+N interrupted by signal N: every\n"
+	       "guest is stopped and what happened is filed.\n");
+}
+
+static void camp_log(struct campaign *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void camp_log(struct campaign *c, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	if (c->log) {
+		fprintf(c->log, "campaign: %s\n", msg);
+		fflush(c->log);
+	}
+	fprintf(stderr, "campaign: %s\n", msg);
+	free(msg);
+}
+
+static void parse(struct campaign *c, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage_campaign();
+			exit(0);
+		} else if (!strcmp(a, "--fresh")) {
+			c->fresh = true;
+		} else if (!strcmp(a, "--")) {
+			if (i + 1 >= argc)
+				usage_error("-- needs a command to run as the workload");
+			for (int j = i + 1; j < argc; j++)
+				strv_add(&c->command, argv[j]);
+			break;
+		} else if (a[0] == '-') {
+			static const char *const with_value[] = {
+				"--attempts", "--jobs", "--workload", "--runs",
+				"--timeout",  "--mem",	"--repeat",   "--sshlogin",
+				NULL
+			};
+			bool known = false;
+
+			for (int k = 0; with_value[k]; k++)
+				known |= !strcmp(a, with_value[k]);
+			if (!known)
+				usage_error("campaign: unknown option '%s' (bpk campaign --help)",
+					    a);
+			if (i + 1 >= argc)
+				usage_error("%s needs a value (bpk campaign --help)",
+					    a);
+			v = argv[++i];
+			if (!strcmp(a, "--attempts")) {
+				c->attempts = (int)parse_num(v, 1, MAX_ATTEMPTS);
+				if (c->attempts < 1)
+					usage_error("--attempts '%s' is not a number from 1 to %d",
+						    v, MAX_ATTEMPTS);
+			} else if (!strcmp(a, "--jobs")) {
+				c->jobs = (int)parse_num(v, 1, MAX_JOBS);
+				if (c->jobs < 1)
+					usage_error("--jobs '%s' is not a number from 1 to %d",
+						    v, MAX_JOBS);
+			} else if (!strcmp(a, "--workload")) {
+				c->workload = xstrdup(v);
+			} else if (!strcmp(a, "--runs")) {
+				if (!*v || has_control(v))
+					usage_error("--runs needs a directory (one line)");
+				free(paths.runs);
+				paths.runs = xstrdup(v);
+			} else if (!strcmp(a, "--timeout")) {
+				c->timeout = (int)parse_num(v, 1, 1 << 30);
+				if (c->timeout < 1)
+					usage_error("--timeout '%s' is not a positive number of seconds",
+						    v);
+			} else if (!strcmp(a, "--mem")) {
+				if (parse_size(v) < 0)
+					usage_error("--mem '%s' is not a size like 512M or 1G",
+						    v);
+				c->mem = v;
+			} else if (!strcmp(a, "--repeat")) {
+				c->repeat = (int)parse_num(v, 0, 1 << 30);
+				if (c->repeat < 0)
+					usage_error("--repeat '%s' is not a number",
+						    v);
+			} else {
+				if (has_control(v))
+					usage_error("--sshlogin: a control character");
+				c->sshlogin = v;
+			}
+		} else if (strchr(a, '=')) {
+			if (!c->trigger)
+				usage_error("'%s': the trigger's name comes first (bpk campaign --help)",
+					    a);
+			strv_add(&c->targs, a);
+		} else {
+			if (c->trigger)
+				usage_error("'%s': one trigger only, then its k=v arguments (bpk campaign --help)",
+					    a);
+			c->trigger = a;
+		}
+	}
+	if (!c->trigger)
+		usage_error("a trigger is required (bpk campaign --help)");
+	if (!c->attempts)
+		usage_error("--attempts is required: a number from 1 to %d",
+			    MAX_ATTEMPTS);
+	if (!c->jobs)
+		usage_error("--jobs is required: a number from 1 to %d",
+			    MAX_JOBS);
+	if (c->workload && c->command.n)
+		usage_error("--workload and -- CMD: give one of them");
+}
+
+static char *args_text(const struct strv *s)
+{
+	size_t n = 1;
+	char *t;
+
+	for (int i = 0; i < s->n; i++)
+		n += strlen(s->v[i]) + 1;
+	t = xcalloc(1, n);
+	for (int i = 0; i < s->n; i++) {
+		if (i)
+			strcat(t, " ");
+		strcat(t, s->v[i]);
+	}
+	return t;
+}
+
+static void validate(struct campaign *c)
+{
+	struct run_opts o;
+	struct kernel_info k;
+	char *args = args_text(&c->targs);
+
+	trigger_check(c->trigger, args);
+	free(args);
+	if (!c->workload && !c->command.n)
+		c->workload = path_join(paths.top,
+					"triggers/examples/syscall_errno.sh");
+	if (c->workload) {
+		char *abs;
+
+		if (has_control(c->workload))
+			usage_error("--workload: a control character in the path");
+		if (!file_exists(c->workload) || access(c->workload, R_OK))
+			usage_error("%s: workload not found or not readable",
+				    c->workload);
+		abs = abs_path(c->workload);
+		free(c->workload);
+		c->workload = abs;
+	}
+	if (!is_executable("/usr/bin/parallel") &&
+	    proc_wait_quiet((const char *[]){ "parallel", "--version", NULL }))
+		usage_error("GNU parallel not found: install Debian package parallel (make deps)");
+	if (c->sshlogin && strcmp(c->sshlogin, ":") &&
+	    proc_wait_quiet((const char *[]){ "rsync", "--version", NULL }))
+		usage_error("--sshlogin %s: GNU parallel brings files back with rsync: install Debian package rsync",
+			    c->sshlogin);
+	run_opts_init(&o);
+	kernel_resolve("ours", &k);
+	{
+		char *missing = kernel_missing(&k);
+
+		if (*missing)
+			usage_error("the appliance is not built: %s", missing);
+		free(missing);
+	}
+}
+
+static char *make_dir(struct campaign *c)
+{
+	char stamp[32], *base, *dir;
+	time_t t = time(NULL);
+	struct tm tm;
+	int i = 1;
+
+	if (mkdir_p(paths.runs, 0700))
+		usage_error("cannot create the runs dir %s: %s", paths.runs,
+			    strerror(errno));
+	{
+		char *abs = abs_path(paths.runs);
+
+		free(paths.runs);
+		paths.runs = abs;
+	}
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	base = xasprintf("%s/campaign-%s-%s", paths.runs, stamp, c->trigger);
+	dir = xstrdup(base);
+	while (mkdir(dir, 0700)) {
+		if (errno != EEXIST || ++i >= 100)
+			die("cannot make a campaign dir next to %s: %s", base,
+			    strerror(errno));
+		free(dir);
+		dir = xasprintf("%s-%d", base, i);
+	}
+	free(base);
+	return dir;
+}
+
+static void choose_mode(struct campaign *c)
+{
+	struct snapshot_req req = { .mem = c->mem, .smp = 2 };
+	char err[2048], *why;
+
+	req.accel = config_accel();
+	if (c->fresh) {
+		c->fresh_why = xstrdup("asked for (--fresh)");
+		return;
+	}
+	if (c->command.n) {
+		c->fresh = true;
+		c->fresh_why = xstrdup("the workload is a command line: it runs in the host's user space over 9p, and QEMU cannot migrate a guest with a 9p share");
+		return;
+	}
+	why = hostfs_needed(c->workload);
+	if (why) {
+		c->fresh = true;
+		c->fresh_why = xasprintf("the workload is %s: it runs from the host's /usr over 9p, and QEMU cannot migrate a guest with a 9p share",
+					 why);
+		free(why);
+		return;
+	}
+	/* the snapshot armed with this trigger; else one that arms after
+	 * each restore (the trigger matched in the idle guest, say); else
+	 * fresh boots
+	 */
+	req.trigger = c->trigger;
+	req.args = args_text(&c->targs);
+	camp_log(c, "the armed snapshot (%s, %s %s) ...", c->mem, c->trigger,
+	     req.args);
+	if (!snapshot_get(&req, &c->snapshot, err, sizeof(err))) {
+		c->armed = true;
+		return;
+	}
+	free(c->snapshot);
+	c->not_armed_why = xstrdup(err);
+	camp_log(c, "no armed snapshot (%s): one that arms after each restore ...",
+	     err);
+	req.trigger = NULL;
+	req.args = NULL;
+	if (!snapshot_get(&req, &c->snapshot, err, sizeof(err)))
+		return;
+	free(c->snapshot);
+	c->snapshot = NULL;
+	c->fresh = true;
+	c->fresh_why = xasprintf("the snapshot could not be made: %s", err);
+}
+
+static void stop_attempt(struct campaign *c, int n)
+{
+	struct attempt_seen *a = &c->seen[n];
+
+	if (a->started && !a->ended && !a->fired && a->pid > 0)
+		kill(a->pid, SIGTERM);
+}
+
+/* No attempt starts any more; every running one that has not fired is
+ * stopped (one that fired too is being dumped: it goes on, filed whole).
+ */
+static void stop_all(struct campaign *c)
+{
+	if (c->stopping)
+		return;
+	c->stopping = true;
+	if (c->parallel > 0)
+		kill(c->parallel, SIGHUP);
+	for (int n = 1; n <= c->attempts; n++)
+		stop_attempt(c, n);
+}
+
+static void on_event(struct campaign *c, char *line)
+{
+	char what[16];
+	int n, pid;
+
+	if (sscanf(line, "%15s %d %d", what, &n, &pid) != 3 || n < 1 ||
+	    n > c->attempts)
+		return;
+	if (!strcmp(what, "start")) {
+		c->seen[n].started = true;
+		c->seen[n].pid = pid;
+		if (c->stopping)
+			stop_attempt(c, n);
+	} else if (!strcmp(what, "fired")) {
+		c->seen[n].fired = true;
+		if (!c->winner) {
+			c->winner = n;
+			c->t_first_fire = now_ms();
+			camp_log(c, "attempt %d fired: stopping the others", n);
+			stop_all(c);
+		}
+	} else if (!strcmp(what, "end")) {
+		c->seen[n].ended = true;
+	}
+}
+
+/* parallel runs the attempts; this loop hears them until it is done. */
+static int supervise(struct campaign *c, const struct strv *argv,
+		     const char *numbers)
+{
+	char *fifo = path_join(c->dir, "events"), buf[4096];
+	size_t have = 0;
+	int efd, sfd, pfd, ep, in, st = 0;
+	sigset_t mask;
+	struct spawn s = { 0 };
+	bool done = false;
+
+	if (mkfifo(fifo, 0600))
+		die("%s: %s", fifo, strerror(errno));
+	/* read-write: the FIFO never reads as ended between attempts */
+	efd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	in = open(numbers, O_RDONLY | O_CLOEXEC);
+	if (efd < 0 || in < 0)
+		die("%s: %s", efd < 0 ? fifo : numbers, strerror(errno));
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	s.argv = (const char *const *)argv->v;
+	s.in = in;
+	s.out = 2;
+	s.err = 2;
+	/* its own process group: a Ctrl-C reaches the campaign alone, which
+	 * stops every attempt in order (parallel's own handling of a signal
+	 * kills its jobs too soon for their runs to be filed)
+	 */
+	s.new_group = true;
+	s.die_with_parent = true;
+	c->parallel = proc_spawn(&s);
+	close(in);
+	if (c->parallel < 0)
+		die("cannot start parallel: %s", strerror(errno));
+	pfd = pidfd_open(c->parallel, 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || pfd < 0 || ep < 0)
+		die("signalfd/pidfd/epoll: %s", strerror(errno));
+	{
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		ev.data.u32 = 0;
+		epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev);
+		ev.data.u32 = 1;
+		epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+		ev.data.u32 = 2;
+		epoll_ctl(ep, EPOLL_CTL_ADD, pfd, &ev);
+	}
+	while (!done) {
+		struct epoll_event evs[4];
+		int n = epoll_wait(ep, evs, 4, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("epoll_wait: %s", strerror(errno));
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.u32 == 0) {
+				ssize_t r = read(efd, buf + have,
+						 sizeof(buf) - have - 1);
+				char *nl;
+
+				if (r <= 0)
+					continue;
+				have += (size_t)r;
+				buf[have] = '\0';
+				while ((nl = strchr(buf, '\n'))) {
+					*nl = '\0';
+					on_event(c, buf);
+					have -= (size_t)(nl + 1 - buf);
+					memmove(buf, nl + 1, have + 1);
+				}
+				if (have == sizeof(buf) - 1)
+					have = 0;
+			} else if (evs[i].data.u32 == 1) {
+				struct signalfd_siginfo si;
+
+				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+					if (c->signum)
+						continue;
+					c->signum = (int)si.ssi_signo;
+					snprintf(c->signame, sizeof(c->signame),
+						 "SIG%s",
+						 sigabbrev_np(c->signum));
+					camp_log(c, "interrupted by %s: stopping every attempt",
+					     c->signame);
+					stop_all(c);
+				}
+			} else {
+				siginfo_t si = { 0 };
+
+				if (!waitid(P_PIDFD, (id_t)pfd, &si,
+					    WEXITED | WNOHANG) &&
+				    si.si_pid) {
+					st = si.si_code == CLD_EXITED ?
+						     si.si_status :
+						     128 + si.si_status;
+					done = true;
+				}
+			}
+		}
+	}
+	/* the last events of the last attempts */
+	for (;;) {
+		ssize_t r = read(efd, buf + have, sizeof(buf) - have - 1);
+		char *nl;
+
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = '\0';
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = '\0';
+			on_event(c, buf);
+			have -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, have + 1);
+		}
+	}
+	close(ep);
+	close(pfd);
+	close(sfd);
+	close(efd);
+	unlink(fifo);
+	free(fifo);
+	return st;
+}
+
+static const char *jget(json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+struct outcome_count {
+	int made, fired, ran_out, failed, stopped;
+	double to_armed_sum;
+	int to_armed_n;
+	int first;
+	long long first_at;
+	char *first_run;
+};
+
+/* attempts.tsv from every attempt's record; an attempt that began (its
+ * dir is there) and wrote none was killed before it could.
+ */
+static void tabulate(struct campaign *c, struct outcome_count *k)
+{
+	char *tsv = path_join(c->dir, "attempts.tsv");
+	FILE *f = fopen(tsv, "w");
+
+	if (!f)
+		die("%s: %s", tsv, strerror(errno));
+	fprintf(f, "attempt\thost\tmode\tstart\tend\tseconds\tto_armed_s\toutcome\tcause\trun\treason\n");
+	for (int n = 1; n <= c->attempts; n++) {
+		char *adir = xasprintf("%s/attempts/%d", c->dir, n);
+		char *rec = path_join(adir, "attempt.json"), armed[32];
+		json_t *j;
+		const char *out;
+
+		if (!is_dir(adir)) {
+			free(adir);
+			free(rec);
+			continue;
+		}
+		k->made++;
+		j = json_load_file(rec, 0, NULL);
+		if (!j) {
+			fprintf(f, "%d\t\t%s\t\t\t\t\tstopped\t\t\tended without a record (killed)\n",
+				n, c->fresh ? "fresh" : "snapshot");
+			k->stopped++;
+			free(adir);
+			free(rec);
+			continue;
+		}
+		out = jget(j, "outcome");
+		if (!strcmp(out, "fired"))
+			k->fired++;
+		else if (!strcmp(out, "ran-out"))
+			k->ran_out++;
+		else if (!strcmp(out, "failed"))
+			k->failed++;
+		else
+			k->stopped++;
+		if (json_is_number(json_object_get(j, "to_armed_s"))) {
+			k->to_armed_sum += json_number_value(
+				json_object_get(j, "to_armed_s"));
+			k->to_armed_n++;
+		}
+		if (!strcmp(out, "fired")) {
+			json_t *at = json_object_get(j, "fired_at_ms");
+			long long ms = json_is_integer(at) ?
+					       json_integer_value(at) :
+					       LLONG_MAX;
+
+			/* the attempt the campaign heard fire first, if its
+			 * run holds the dump; else the earliest that does
+			 */
+			if (k->first != c->winner &&
+			    (n == c->winner || !k->first || ms < k->first_at)) {
+				k->first = n;
+				k->first_at = ms;
+				free(k->first_run);
+				k->first_run = xstrdup(jget(j, "run"));
+			}
+		}
+		if (json_is_number(json_object_get(j, "to_armed_s")))
+			snprintf(armed, sizeof(armed), "%.3f",
+				 json_number_value(
+					 json_object_get(j, "to_armed_s")));
+		else
+			armed[0] = '\0';
+		fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\n", n,
+			jget(j, "host"), jget(j, "mode"), jget(j, "start"),
+			jget(j, "end"),
+			json_number_value(json_object_get(j, "seconds")), armed,
+			out, jget(j, "cause"), jget(j, "run"),
+			jget(j, "reason"));
+		json_decref(j);
+		free(adir);
+		free(rec);
+	}
+	if (fclose(f))
+		die("%s: %s", tsv, strerror(errno));
+	free(tsv);
+}
+
+static void write_summary(struct campaign *c, const struct outcome_count *k,
+			  int64_t wall_ms, int prc)
+{
+	char *path = path_join(c->dir, "campaign.json"), *args;
+	FILE *f = fopen(path, "w");
+	json_writer_t *w;
+	int ended = k->fired + k->ran_out + k->failed;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	args = args_text(&c->targs);
+	w = jw_new(f);
+	jw_pretty(w, true);
+	jw_start_object(w);
+	jw_string_field(w, "trigger", c->trigger);
+	jw_string_field(w, "args", args);
+	jw_string_field(w, "workload", c->workload ? c->workload : "-- CMD");
+	jw_string_field(w, "mode", c->fresh ? "fresh" : "snapshot");
+	jw_string_field(w, "fresh_why", c->fresh_why);
+	jw_string_field(w, "snapshot", c->snapshot);
+	jw_bool_field(w, "restored", !c->fresh);
+	jw_bool_field(w, "snapshot_armed", !c->fresh && c->armed);
+	jw_string_field(w, "snapshot_not_armed_why", c->not_armed_why);
+	jw_int_field(w, "attempts_planned", c->attempts);
+	jw_int_field(w, "jobs", c->jobs);
+	jw_int_field(w, "attempts_made", k->made);
+	jw_int_field(w, "fired", k->fired);
+	jw_int_field(w, "ran_out", k->ran_out);
+	jw_int_field(w, "failed", k->failed);
+	jw_int_field(w, "stopped", k->stopped);
+	jw_seconds_field(w, "wall_s", ms_to_s(wall_ms));
+	/* attempts that ran to their end, per minute of the campaign */
+	jw_float_field(w, "attempts_per_minute",
+		       wall_ms ? (double)ended * 60000.0 / (double)wall_ms : 0);
+	if (k->to_armed_n)
+		jw_seconds_field(w, "mean_to_armed_s",
+				 k->to_armed_sum / k->to_armed_n);
+	else
+		jw_null_field(w, "mean_to_armed_s");
+	if (k->first) {
+		jw_int_field(w, "first_fire_attempt", k->first);
+		jw_string_field(w, "first_fire_run", k->first_run);
+		jw_seconds_field(w, "time_to_first_fire_s",
+				 c->t_first_fire ?
+					 ms_to_s(c->t_first_fire - c->t_start) :
+					 ms_to_s(wall_ms));
+	} else {
+		jw_null_field(w, "first_fire_attempt");
+		jw_null_field(w, "first_fire_run");
+		jw_null_field(w, "time_to_first_fire_s");
+	}
+	jw_int_field(w, "parallel_exit", prc);
+	jw_string_field(w, "interrupted", c->signum ? c->signame : NULL);
+	jw_end_object(w);
+	jw_destroy(&w);
+	if (fclose(f))
+		die("%s: %s", path, strerror(errno));
+	free(path);
+	free(args);
+}
+
+int do_campaign(int argc, char **argv)
+{
+	struct campaign c = { .mem = "1G", .timeout = 120, .repeat = 1 };
+	struct outcome_count k = { 0 };
+	struct strv pa = { 0 };
+	char self[4096], *numbers, *logp, *joblog, el[32];
+	ssize_t sl;
+	int prc;
+	int64_t t0, wall;
+	FILE *nf;
+
+	parse(&c, argc, argv);
+	validate(&c);
+	umask(077);
+	c.dir = make_dir(&c);
+	logp = path_join(c.dir, "campaign.log");
+	c.log = fopen(logp, "a");
+	free(logp);
+	if (mkdir(path_join(c.dir, "attempts"), 0700))
+		die("%s/attempts: %s", c.dir, strerror(errno));
+	c.seen = xcalloc((size_t)c.attempts + 1, sizeof(*c.seen));
+	t0 = now_ms();
+	choose_mode(&c);
+	if (c.fresh)
+		camp_log(&c, "fresh boots, no snapshot: %s", c.fresh_why);
+	else
+		camp_log(&c, "snapshot: %s (armed: %s)", c.snapshot,
+		     c.armed ? "yes" : "no");
+
+	numbers = path_join(c.dir, "attempt-numbers");
+	nf = fopen(numbers, "w");
+	if (!nf)
+		die("%s: %s", numbers, strerror(errno));
+	for (int n = 1; n <= c.attempts; n++)
+		fprintf(nf, "%d\n", n);
+	if (fclose(nf))
+		die("%s: %s", numbers, strerror(errno));
+
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl <= 0)
+		die("/proc/self/exe: %s", strerror(errno));
+	self[sl] = '\0';
+	joblog = path_join(c.dir, "joblog");
+	strv_add(&pa, "parallel");
+	strv_add(&pa, "--jobs");
+	strv_addf(&pa, "%d", c.jobs);
+	/* once an attempt has succeeded, start no more and let the running
+	 * ones end (the campaign has stopped those that had not fired)
+	 */
+	strv_add(&pa, "--halt");
+	strv_add(&pa, "soon,success=1");
+	strv_add(&pa, "--joblog");
+	strv_add(&pa, joblog);
+	if (c.sshlogin) {
+		strv_add(&pa, "--sshlogin");
+		strv_add(&pa, c.sshlogin);
+		if (c.workload) {
+			strv_add(&pa, "--basefile");
+			strv_add(&pa, c.workload);
+		}
+		strv_add(&pa, "--return");
+		strv_addf(&pa, "%s/attempts/{}", c.dir);
+	}
+	strv_add(&pa, "-q");
+	strv_add(&pa, self);
+	strv_add(&pa, "--runs");
+	strv_addf(&pa, "%s/attempts/{}/runs", c.dir);
+	strv_add(&pa, "run");
+	strv_add(&pa, c.trigger);
+	for (int i = 0; i < c.targs.n; i++)
+		strv_add(&pa, c.targs.v[i]);
+	strv_add(&pa, "--timeout");
+	strv_addf(&pa, "%d", c.timeout);
+	strv_add(&pa, "--mem");
+	strv_add(&pa, c.mem);
+	strv_add(&pa, "--repeat");
+	strv_addf(&pa, "%d", c.repeat);
+	strv_add(&pa, "--attempt");
+	strv_add(&pa, "{}");
+	strv_add(&pa, "--campaign");
+	strv_add(&pa, c.dir);
+	strv_add(&pa, "--no-build");
+	strv_add(&pa, "--quiet");
+	if (!c.fresh) {
+		strv_add(&pa, "--restore");
+		strv_add(&pa, c.snapshot);
+	}
+	if (c.workload) {
+		strv_add(&pa, "--workload");
+		strv_add(&pa, c.workload);
+	} else {
+		strv_add(&pa, "--");
+		for (int i = 0; i < c.command.n; i++)
+			strv_add(&pa, c.command.v[i]);
+	}
+	camp_log(&c, "%d attempt(s), %d at a time (%s): trigger %s, in %s",
+	     c.attempts, c.jobs, c.fresh ? "fresh" : "snapshot", c.trigger,
+	     c.dir);
+	c.t_start = now_ms();
+	prc = supervise(&c, &pa, numbers);
+	wall = now_ms() - c.t_start;
+	unlink(numbers);
+	tabulate(&c, &k);
+	write_summary(&c, &k, wall, prc);
+	camp_log(&c, "%d attempt(s): %d fired, %d ran out, %d failed, %d stopped, in %s",
+	     k.made, k.fired, k.ran_out, k.failed, k.stopped,
+	     fmt_ms(wall, el, sizeof(el)));
+	(void)t0;
+	if (c.signum) {
+		camp_log(&c, "error: interrupted by %s: every guest stopped; attempts filed in %s/attempts.tsv",
+		     c.signame, c.dir);
+		return 128 + c.signum;
+	}
+	if (!k.first) {
+		camp_log(&c, "no attempt fired: see %s/attempts.tsv", c.dir);
+		return 1;
+	}
+	camp_log(&c, "first fire: attempt %d: %s", k.first, k.first_run);
+	if (k.fired > 1)
+		camp_log(&c, "%d more attempt(s) fired while being stopped: filed too (attempts.tsv)",
+		     k.fired - 1);
+	{
+		char *rj = path_join(k.first_run, "report.json");
+
+		if (!file_exists(rj)) {
+			camp_log(&c, "error: %s has no report.json", k.first_run);
+			return 1;
+		}
+		free(rj);
+	}
+	printf("%s\n", k.first_run);
+	return 0;
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host's programs in the guest: a workload that is a dynamically
+ * linked program, or a script for another interpreter than /bin/sh, runs
+ * in the host's user space: the host's /usr (and shares) over virtio 9p,
+ * read-only, assembled under /host by the guest's preinit.
+ *
+ * Nothing in the guest can write to the host through these shares but the
+ * one --share-rw: every other share is exported with QEMU's readonly=on,
+ * which refuses writes in QEMU itself, whatever the guest kernel does.
+ * security_model=none for the read-only ones: the guest sees the host's
+ * owners and modes as they are (a program's setuid bit included, which the
+ * guest may honour but cannot use to change anything on the host: nothing
+ * is writable). mapped-xattr for the writable one: the guest's owners and
+ * modes are kept in xattrs and never applied to the host's files, so no
+ * setuid file can appear on the host.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <glob.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpk.h"
+#include "hostfs.h"
+#include "image.h"
+#include "run.h"
+
+/* The /etc files a host program commonly needs, copied (not shared: the
+ * rest of the host's /etc, its secrets included, stays out of the guest).
+ */
+static const char *const host_etc[] = {
+	"alternatives", "ld.so.cache", "ld.so.conf",	 "ld.so.conf.d",
+	"passwd",	"group",       "nsswitch.conf",	 "localtime",
+	"timezone",	"os-release",  "debian_version", "host.conf",
+	"hosts",	"mime.types",  "python3",	 "python3.*",
+	"bash.bashrc",	"profile",     "environment",	 NULL,
+};
+
+/* Does the ELF file @fd have a program interpreter (dynamic linking)? */
+static int elf_dynamic(int fd)
+{
+	Elf *e;
+	size_t n;
+	int dyn = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e)
+		return 0;
+	if (elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) &&
+			    ph.p_type == PT_INTERP)
+				dyn = 1;
+		}
+	}
+	elf_end(e);
+	return dyn;
+}
+
+char *hostfs_needed(const char *workload)
+{
+	char head[512];
+	int fd = open(workload, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	char *interp, *end, *why = NULL;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, head, sizeof(head) - 1);
+	if (n >= 4 && !memcmp(head, "\177ELF", 4)) {
+		lseek(fd, 0, SEEK_SET);
+		if (elf_dynamic(fd))
+			why = xstrdup("a dynamically linked program");
+		close(fd);
+		return why;
+	}
+	close(fd);
+	if (n < 2 || head[0] != '#' || head[1] != '!')
+		return NULL;
+	head[n] = '\0';
+	interp = head + 2;
+	interp += strspn(interp, " \t");
+	end = interp + strcspn(interp, " \t\n");
+	*end = '\0';
+	if (!strcmp(interp, "/bin/sh"))
+		return NULL;
+	return xasprintf("a script for %s", interp);
+}
+
+char *hostfs_share_path(const char *dir)
+{
+	static const char *const refused[] = { "/",    "/usr", "/proc",
+					       "/sys", "/dev", NULL };
+	char *d;
+
+	if (has_control(dir))
+		usage_error("share: a control character in the path");
+	d = abs_path(dir);
+	if (!d)
+		usage_error("share '%s': no such directory", dir);
+	if (!is_dir(d))
+		usage_error("share '%s': not a directory", dir);
+	if (strpbrk(d, " \t"))
+		usage_error(
+			"share '%s': a path with white space cannot be shared",
+			d);
+	if (strchr(d, ','))
+		usage_error(
+			"share '%s': a path with a comma cannot be shared (QEMU's option syntax)",
+			d);
+	for (int i = 0; refused[i]; i++)
+		if (!strcmp(d, refused[i]) ||
+		    (i >= 2 && !strncmp(d, refused[i], strlen(refused[i])) &&
+		     d[strlen(refused[i])] == '/'))
+			usage_error(
+				"share '%s': not a directory that can be shared (/, /usr, /proc, /sys, /dev)",
+				d);
+	return d;
+}
+
+static void virtfs(struct strv *q, const char *path, const char *tag, bool rw)
+{
+	char *p = qemu_escape(path);
+
+	strv_add(q, "-virtfs");
+	if (rw)
+		strv_addf(
+			q,
+			"local,path=%s,mount_tag=%s,security_model=mapped-xattr",
+			p, tag);
+	else
+		strv_addf(
+			q,
+			"local,path=%s,mount_tag=%s,security_model=none,readonly=on",
+			p, tag);
+	free(p);
+}
+
+int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
+		 struct strv *qemu_args)
+{
+	static const char *const top_dirs[] = { "/bin",	  "/sbin",  "/lib",
+						"/lib32", "/lib64", "/libx32",
+						NULL };
+	struct strv list = { 0 };
+	char *preinit, *text;
+	size_t len;
+	int n = 0, rc = 0;
+
+	p_info("the workload runs in the host's user space (%s): the host's /usr over virtio 9p, read-only",
+	       why);
+	if (cpio_add_dir(c, "host", 0755) || cpio_add_dir(c, "host/etc", 0755))
+		return -1;
+	preinit = path_join(paths.top, "appliance/guest/preinit");
+	text = read_file(preinit, 1 << 20, &len);
+	if (!text) {
+		p_err("%s: %s", preinit, strerror(errno));
+		free(preinit);
+		return -1;
+	}
+	rc = cpio_add_data(c, "etc/bpk/preinit", 0755, text, len);
+	free(text);
+	free(preinit);
+	/* TAG MODE PATH lines, in mount order: /usr first, shares after */
+	strv_add(&list, "hostusr ro /usr");
+	virtfs(qemu_args, "/usr", "hostusr", false);
+	/* /bin, /sbin, /lib*: symlinks into /usr as on the host (merged /usr),
+	 * or shares of their own on a host that still has them as dirs
+	 */
+	for (int i = 0; top_dirs[i]; i++) {
+		struct stat st;
+		char target[4096], *name;
+		ssize_t tn;
+
+		if (lstat(top_dirs[i], &st))
+			continue;
+		name = xasprintf("host%s", top_dirs[i]);
+		if (S_ISLNK(st.st_mode)) {
+			tn = readlink(top_dirs[i], target, sizeof(target) - 1);
+			if (tn > 0) {
+				target[tn] = '\0';
+				rc |= cpio_add_symlink(c, name, target);
+			}
+		} else if (S_ISDIR(st.st_mode)) {
+			char *tag = xasprintf("host%s", top_dirs[i] + 1);
+
+			strv_addf(&list, "%s ro %s", tag, top_dirs[i]);
+			virtfs(qemu_args, top_dirs[i], tag, false);
+			free(tag);
+		}
+		free(name);
+	}
+	for (int i = 0; host_etc[i]; i++) {
+		glob_t g;
+		char *pat = xasprintf("/etc/%s", host_etc[i]);
+
+		if (!glob(pat, GLOB_NOSORT, NULL, &g)) {
+			for (size_t j = 0; j < g.gl_pathc; j++) {
+				char *name = xasprintf("host%s", g.gl_pathv[j]);
+
+				rc |= cpio_add_path(c, name, g.gl_pathv[j]);
+				free(name);
+			}
+			globfree(&g);
+		}
+		free(pat);
+	}
+	rc |= cpio_add_symlink(c, "host/etc/mtab", "/proc/self/mounts");
+	for (int i = 0; i < o->shares.n; i++) {
+		char *tag = xasprintf("bpkshare%d", n++);
+
+		strv_addf(&list, "%s ro %s", tag, o->shares.v[i]);
+		virtfs(qemu_args, o->shares.v[i], tag, false);
+		free(tag);
+	}
+	if (o->share_rw) {
+		char *tag = xasprintf("bpkshare%d", n++);
+
+		strv_addf(&list, "%s rw %s", tag, o->share_rw);
+		virtfs(qemu_args, o->share_rw, tag, true);
+		free(tag);
+	}
+	len = 0;
+	for (int i = 0; i < list.n; i++)
+		len += strlen(list.v[i]) + 1;
+	text = xcalloc(1, len + 1);
+	for (int i = 0; i < list.n; i++) {
+		strcat(text, list.v[i]);
+		strcat(text, "\n");
+	}
+	rc |= cpio_add_data(c, "etc/bpk/hostfs", 0644, text, len);
+	free(text);
+	strv_free(&list);
+	return rc ? -1 : 0;
+}

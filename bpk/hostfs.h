@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The host's programs in the guest: the host view over virtio 9p. */
+#ifndef BPK_HOSTFS_H
+#define BPK_HOSTFS_H
+
+#include "bpk.h"
+
+struct cpio;
+struct run_opts;
+
+/* Why @workload must run in the host's user space ("a dynamically linked
+ * program", "a script for /usr/bin/python3"), or NULL.
+ */
+char *hostfs_needed(const char *workload);
+
+/* A --share DIR as an absolute directory that can be shared; bad input
+ * (exit 2) otherwise.
+ */
+char *hostfs_share_path(const char *dir);
+
+/* Add the host view's skeleton to the run's image @c (the preinit, the
+ * share list, /etc copies, /bin and /lib links) and QEMU's -virtfs
+ * options to @qemu_args. 0, or -1 (the error said).
+ */
+int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
+		 struct strv *qemu_args);
+
+#endif

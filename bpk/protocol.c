@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE /* asprintf */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+
+/* console_patterns[], generated from lib/console-patterns */
+#include "patterns.h"
+
+const size_t n_console_patterns =
+	sizeof(console_patterns) / sizeof(console_patterns[0]);
+
+const char *console_message(const char *line, size_t len, size_t *mlen,
+			    double *stamp)
+{
+	const char *msg = line, *close;
+
+	*stamp = -1;
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (len && line[0] == '[') {
+		close = memchr(line, ']', len);
+		if (close && close + 1 < line + len && close[1] == ' ' &&
+		    close - line < 32) {
+			char num[32];
+			size_t n = (size_t)(close - line - 1);
+
+			memcpy(num, line + 1, n);
+			num[n] = '\0';
+			*stamp = strtod(num, NULL);
+			msg = close + 2;
+		}
+	}
+	*mlen = len - (size_t)(msg - line);
+	return msg;
+}
+
+int console_match(const char *msg, size_t len, enum pattern_scope scope,
+		  size_t *taglen)
+{
+	for (size_t i = 0; i < n_console_patterns; i++) {
+		const struct console_pattern *p = &console_patterns[i];
+		size_t n = strlen(p->text);
+
+		if (p->scope == scope && len >= n && !memcmp(msg, p->text, n)) {
+			if (taglen)
+				*taglen = n;
+			return (int)p->kind;
+		}
+	}
+	return -1;
+}
+
+bool console_is(const char *msg, size_t len, enum pattern_kind kind)
+{
+	for (size_t i = 0; i < n_console_patterns; i++) {
+		const struct console_pattern *p = &console_patterns[i];
+		size_t n = strlen(p->text);
+
+		if (p->kind == kind && p->scope == SCOPE_LINE && len >= n &&
+		    !memcmp(msg, p->text, n))
+			return true;
+	}
+	return false;
+}
+
+/* @s with every space a comma: one word on the kernel command line */
+static char *commas(const char *s)
+{
+	char *c = strdup(s ? s : "");
+
+	for (char *p = c; p && *p; p++)
+		if (*p == ' ')
+			*p = ',';
+	return c;
+}
+
+static void add(char **line, size_t *len, const char *fmt, const char *val)
+{
+	char word[4096];
+	int n = snprintf(word, sizeof(word), fmt, val ? val : "");
+	size_t wl = n < 0 ? 0 : strlen(word);
+
+	*line = realloc(*line, *len + wl + 2);
+	if (!*line)
+		abort();
+	if (*len)
+		(*line)[(*len)++] = ' ';
+	memcpy(*line + *len, word, wl + 1);
+	*len += wl;
+}
+
+char *guest_cmdline(const struct guest_params *p)
+{
+	char *line = NULL, num[32], *c;
+	size_t len = 0;
+
+	add(&line, &len, "bpk.job=appliance", NULL);
+	if (p->control)
+		add(&line, &len, "bpk.control=1", NULL);
+	if (p->trigger)
+		add(&line, &len, "bpk.trigger=%s", p->trigger);
+	if (p->repeat >= 0) {
+		snprintf(num, sizeof(num), "%d", p->repeat);
+		add(&line, &len, "bpk.repeat=%s", num);
+	}
+	if (p->args && *p->args) {
+		c = commas(p->args);
+		add(&line, &len, "bpk.args=%s", c);
+		free(c);
+	}
+	if (p->dry)
+		add(&line, &len, "bpk.dry=1", NULL);
+	if (p->capture_append && *p->capture_append) {
+		c = commas(p->capture_append);
+		add(&line, &len, "bpk.capture_append=%s", c);
+		free(c);
+	}
+	if (p->kexec_checks)
+		add(&line, &len, "bpk.kexec_checks=1", NULL);
+	if (p->append && *p->append)
+		add(&line, &len, "%s", p->append);
+	if (!p->sysctl)
+		add(&line, &len, "bpk.sysctl=0", NULL);
+	if (!p->reservation_check)
+		add(&line, &len, "bpk.reservation_check=0", NULL);
+	/* an oops is a field bug too: by default it panics, so it is dumped */
+	if (p->panic_on_oops)
+		add(&line, &len, "oops=panic", NULL);
+	if (p->panic_on_warn)
+		add(&line, &len, "panic_on_warn=1", NULL);
+	if (p->crashkernel && strcmp(p->crashkernel, "none"))
+		add(&line, &len, "crashkernel=%s", p->crashkernel);
+	if (p->preinit)
+		add(&line, &len, "rdinit=/etc/bpk/preinit", NULL);
+	if (p->attempt > 0) {
+		snprintf(num, sizeof(num), "%d", p->attempt);
+		add(&line, &len, "bpk.attempt=%s", num);
+	}
+	return line;
+}
+
+char *control_header(const struct guest_params *p, const char *seed,
+		     size_t size)
+{
+	char *args = commas(p->args), *h;
+	int n = asprintf(
+		&h,
+		CONTROL_PREFIX
+		"trigger=%s args=%s repeat=%d dry=%d sysctl=%d panic_on_oops=%d panic_on_warn=%d attempt=%d seed=%s size=%zu\n",
+		p->trigger ? p->trigger : "", args, p->repeat, p->dry,
+		p->sysctl, p->panic_on_oops, p->panic_on_warn, p->attempt, seed,
+		size);
+
+	free(args);
+	return n < 0 ? NULL : h;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The guest protocol, host side: what bpk puts on the guest kernel's
+ * command line and over the control port, the virtio-serial ports it
+ * reads, the guest job's state lines, and the console texts it acts on.
+ * The guest side is appliance/guest/bpk-lib.sh; docs/guest-protocol.md
+ * describes both. The console texts are lib/console-patterns, compiled in
+ * (build/bpk/patterns.h) so that bpk and the analysis read one list.
+ */
+#ifndef BPK_PROTOCOL_H
+#define BPK_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The virtio-serial ports, by name (/sys/class/virtio-ports/N/name). */
+#define PORT_RESULTS "results" /* the guest job's output, BPK-STATE lines */
+#define PORT_DMESG "dmesg" /* vmcore-dmesg of the crashed kernel */
+#define PORT_DUMP "dump" /* makedumpfile -F: the flattened dump stream */
+#define PORT_STATUS "status" /* the capture step's key=value record */
+#define PORT_CONTROL "control" /* host to guest: a restored attempt's run */
+
+/* "BPK-STATE <state> t=<uptime> [k=v ...]" on the results port */
+#define STATE_PREFIX "BPK-STATE "
+#define STATE_BOOTED "booted"
+#define STATE_CRASH_LOADED "crash-kernel-loaded"
+#define STATE_ARMED "armed"
+#define STATE_REFUSED "refused"
+#define STATE_IDLE "idle" /* a snapshot's guest, waiting on the control port */
+#define STATE_RESTORED "restored"
+#define STATE_NOT_FIRED "not-fired"
+#define STATE_DRY_DONE "dry-run-done"
+
+/* The control message: this header line, then size= bytes of workload. */
+#define CONTROL_PREFIX "BPK-CONTROL "
+
+/* The guest kernel's fixed words: ttyS0 is the console bpk reads, and a
+ * guest that panics without a crash kernel ends (panic=-1 with QEMU's
+ * -no-reboot) instead of hanging until the timeout.
+ */
+#define GUEST_CMDLINE_BASE "console=ttyS0 panic=-1"
+
+enum pattern_kind {
+	PAT_BOOT, /* a kernel's "Command line:": the second is the capture kernel */
+	PAT_PANIC, /* "Kernel panic - not syncing: " */
+	PAT_OOPS,
+	PAT_WARNING,
+	PAT_SYSRQ,
+	PAT_NMI,
+	PAT_END_TRACE,
+	PAT_RIP,
+	PAT_TRIGGER, /* our triggers' panic message */
+};
+
+enum pattern_scope {
+	SCOPE_LINE, /* a log record's message starts with it */
+	SCOPE_PANIC, /* a panic message starts with it */
+};
+
+struct console_pattern {
+	enum pattern_kind kind;
+	enum pattern_scope scope;
+	const char *text;
+};
+
+extern const struct console_pattern console_patterns[];
+extern const size_t n_console_patterns;
+
+/* The message of a console line: after a leading "[    1.234567] " stamp
+ * (stamp set to its seconds, else -1), its "\r" dropped.
+ */
+const char *console_message(const char *line, size_t len, size_t *mlen,
+			    double *stamp);
+
+/* The first pattern of @scope that @msg starts with: its kind, and the
+ * length of its text in *@taglen; -1 if none.
+ */
+int console_match(const char *msg, size_t len, enum pattern_scope scope,
+		  size_t *taglen);
+
+/* Does @msg start with a text of @kind (line scope)? */
+bool console_is(const char *msg, size_t len, enum pattern_kind kind);
+
+#endif
+
+/* What a guest is told: on its kernel command line when it boots for a
+ * run, over the control port when it is a restored snapshot.
+ */
+struct guest_params {
+	const char *trigger; /* NULL: not on the line (a snapshot arming later) */
+	const char *args; /* "k=v k=v": commas for spaces on the line */
+	int repeat; /* -1: not on the line */
+	bool dry, kexec_checks, sysctl, reservation_check;
+	bool panic_on_oops, panic_on_warn;
+	bool preinit; /* boot through /etc/bpk/preinit (modules, host view) */
+	bool control; /* a snapshot's guest: wait on the control port */
+	const char *capture_append; /* the crash kernel's extra words */
+	const char *append; /* the user's extra words, as they are */
+	const char *crashkernel; /* NULL or "none": no reservation */
+	int attempt; /* 0: not an attempt of a campaign */
+};
+
+/* The guest kernel's command line after GUEST_CMDLINE_BASE, malloc'd. */
+char *guest_cmdline(const struct guest_params *p);
+
+/* The control message's header line (with its newline), announcing
+ * @size bytes of workload; @seed: host random bytes as hex.
+ */
+char *control_header(const struct guest_params *p, const char *seed,
+		     size_t size);

@@ -1,0 +1,1921 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpk run and bpk demo: one run, owned end to end. The options are
+ * checked before anything boots (the trigger table and parameter parser
+ * triggerctl uses, the booting kernel's symbol table); the guest gets its
+ * own image piece and command line; QEMU runs under the event loop of
+ * supervise.c; the collector files what came back; the report follows.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpk.h"
+#include "collect.h"
+#include "escape.h"
+#include "json_writer.h"
+#include "hostfs.h"
+#include "image.h"
+#include "params.h"
+#include "proc.h"
+#include "protocol.h"
+#include "qemu.h"
+#include "record.h"
+#include "run.h"
+#include "snapshot.h"
+#include "supervise.h"
+#include "table.h"
+
+#define DEFAULT_TIMEOUT 300
+#define ERRLEN 2048
+
+static const char *const busybox_path = "/bin/busybox";
+
+void run_opts_init(struct run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->repeat = 1;
+	o->timeout = DEFAULT_TIMEOUT;
+	o->smp = 2;
+	o->mem = "1G";
+	o->kernel = "ours";
+	o->host_fs = HOSTFS_AUTO;
+	o->reservation_check = o->sysctl = o->panic_on_oops = true;
+	o->report = o->build = true;
+	o->accel = config_accel();
+	o->display = DISPLAY_PLAIN;
+}
+
+static void usage_run(void)
+{
+	printf("usage: bpk run TRIGGER [k=v ...] [--workload FILE | -- CMD [ARG ...]] [options]\n"
+	       "\n"
+	       "Boot the appliance with TRIGGER armed (k=v: its parameters, bpk list), run\n"
+	       "the workload, and when the trigger fires collect the dump, file the run\n"
+	       "under RUNS/<UTC time>-TRIGGER/ and write its report. TRIGGER none arms\n"
+	       "nothing: the workload crashes the guest itself.\n"
+	       "\n"
+	       "The workload is FILE (run in the guest; a relative FILE not found from here\n"
+	       "is looked up in the clone), or the command line after -- (run in the host's\n"
+	       "user space over 9p, read-only), or the trigger's example workload.\n"
+	       "\n"
+	       "options:\n"
+	       "  --workload FILE        the workload\n"
+	       "  --repeat N             run it N times, 0 = until the timeout (1)\n"
+	       "  --timeout S            hard limit for the guest, in seconds (300)\n"
+	       "  --mem SIZE, --smp N    guest memory (1G) and CPUs (2)\n"
+	       "  --kernel ours|debian   the guest's kernel (ours)\n"
+	       "  --share DIR            show host directory DIR in the guest, read-only\n"
+	       "  --share-rw DIR         the one writable share\n"
+	       "  --host-fs auto|on|off  run the workload in the host's user space\n"
+	       "  --crashkernel SIZE     the crash kernel's reservation (192M; Debian's 256M)\n"
+	       "  --no-reservation-check arm even below the capture kernel's need\n"
+	       "  --dry-run              arm with dry_run: count matches, no dump\n"
+	       "  --sysctl-off           leave kernel.destructive_bpf_enabled at 0\n"
+	       "  --no-panic-on-oops     an oops does not panic the guest\n"
+	       "  --panic-on-warn        a WARN() panics the guest\n"
+	       "  --no-report            collect only\n"
+	       "  --crash                at a terminal, crash on the vmcore after the report\n"
+	       "  --accel auto|tcg|kvm   QEMU's accelerator (auto; BPK_ACCEL)\n"
+	       "  --append STR           more words for the guest kernel's command line\n"
+	       "  --capture-append STR   more words for the crash kernel's (no commas)\n"
+	       "  --kexec-checks         load the crash kernel with kexec's SHA-256 checks\n"
+	       "  --qemu-arg ARG         pass ARG to QEMU (repeatable)\n"
+	       "  --no-build             do not bring the build up to date first (make)\n"
+	       "  --runs DIR             where the run is filed (BPK_RUNS, runs/)\n"
+	       "  -q, --quiet            print only the run directory\n"
+	       "  -v, --verbose          every stage and guest state as a line\n"
+	       "\n"
+	       "Exit status: 0 a verified vmcore and its report, 1 the run failed (filed;\n"
+	       "the reason on stderr and in run.json), 2 bad input (nothing booted), 3 the\n"
+	       "run could not be filed (what the guest sent is kept, named), 128+N\n"
+	       "interrupted by signal N (QEMU stopped, the run filed). See bpk(1).\n");
+}
+
+/* --- options */
+
+static const char *need_value(int argc, char **argv, int i, const char *verb)
+{
+	if (i + 1 >= argc || !*argv[i + 1])
+		usage_error("%s needs a value (bpk %s --help)", argv[i], verb);
+	return argv[i + 1];
+}
+
+static int num_opt(const char *opt, const char *v, long long min)
+{
+	long long n = parse_num(v, min, 1 << 30);
+
+	if (n < 0) {
+		if (!strcmp(opt, "--timeout") || !strcmp(opt, "--smp"))
+			usage_error(
+				"%s '%s' is not a positive number%s", opt, v,
+				!strcmp(opt, "--timeout") ? " of seconds" : "");
+		usage_error("%s '%s' is not a number", opt, v);
+	}
+	return (int)n;
+}
+
+void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
+{
+	bool quiet = false, verbose = false, workload_given = false;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage_run();
+			exit(0);
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = true;
+		} else if (!strcmp(a, "--")) {
+			if (i + 1 >= argc)
+				usage_error(
+					"-- needs a command to run as the workload (bpk %s TRIGGER -- CMD ARGS)",
+					verb);
+			for (int j = i + 1; j < argc; j++)
+				strv_add(&o->command, argv[j]);
+			break;
+		} else if (!strcmp(a, "--dry-run")) {
+			o->dry_run = true;
+		} else if (!strcmp(a, "--sysctl-off")) {
+			o->sysctl = false;
+		} else if (!strcmp(a, "--no-panic-on-oops")) {
+			o->panic_on_oops = false;
+		} else if (!strcmp(a, "--panic-on-warn")) {
+			o->panic_on_warn = true;
+		} else if (!strcmp(a, "--no-report")) {
+			o->report = false;
+		} else if (!strcmp(a, "--no-reservation-check")) {
+			o->reservation_check = false;
+		} else if (!strcmp(a, "--kexec-checks")) {
+			o->kexec_checks = true;
+		} else if (!strcmp(a, "--crash")) {
+			o->open_crash = true;
+		} else if (!strcmp(a, "--no-build")) {
+			o->build = false;
+		} else if (a[0] == '-' && a[1] == '-') {
+			v = need_value(argc, argv, i, verb);
+			i++;
+			if (!strcmp(a, "--workload")) {
+				o->workload = xstrdup(v);
+				workload_given = true;
+			} else if (!strcmp(a, "--repeat")) {
+				o->repeat = num_opt(a, v, 0);
+			} else if (!strcmp(a, "--timeout")) {
+				o->timeout = num_opt(a, v, 1);
+			} else if (!strcmp(a, "--smp")) {
+				o->smp = num_opt(a, v, 1);
+			} else if (!strcmp(a, "--mem")) {
+				if (parse_size(v) < 0)
+					usage_error(
+						"--mem '%s' is not a size like 512M or 1G",
+						v);
+				o->mem = v;
+			} else if (!strcmp(a, "--kernel")) {
+				o->kernel = v;
+			} else if (!strcmp(a, "--share")) {
+				strv_add(&o->shares, v);
+			} else if (!strcmp(a, "--share-rw")) {
+				o->share_rw = xstrdup(v);
+			} else if (!strcmp(a, "--host-fs")) {
+				if (!strcmp(v, "auto"))
+					o->host_fs = HOSTFS_AUTO;
+				else if (!strcmp(v, "on"))
+					o->host_fs = HOSTFS_ON;
+				else if (!strcmp(v, "off"))
+					o->host_fs = HOSTFS_OFF;
+				else
+					usage_error(
+						"--host-fs '%s' must be auto, on or off",
+						v);
+			} else if (!strcmp(a, "--crashkernel")) {
+				if (strcmp(v, "none") && parse_size(v) < 0)
+					usage_error(
+						"--crashkernel '%s' is not a size like 192M, or none",
+						v);
+				o->crashkernel = v;
+			} else if (!strcmp(a, "--accel")) {
+				o->accel = v;
+			} else if (!strcmp(a, "--append")) {
+				o->append = v;
+			} else if (!strcmp(a, "--capture-append")) {
+				o->capture_append = v;
+			} else if (!strcmp(a, "--qemu-arg")) {
+				strv_add(&o->qemu_args, v);
+			} else if (!strcmp(a, "--runs")) {
+				if (has_control(v))
+					usage_error(
+						"--runs: a control character in the path");
+				free(paths.runs);
+				paths.runs = xstrdup(v);
+			} else if (!strcmp(a, "--restore")) {
+				o->restore = v;
+			} else if (!strcmp(a, "--attempt")) {
+				o->attempt = num_opt(a, v, 1);
+			} else if (!strcmp(a, "--campaign")) {
+				o->campaign = v;
+			} else {
+				usage_error(
+					"%s: unknown option '%s' (bpk %s --help)",
+					verb, a, verb);
+			}
+		} else if (a[0] == '-') {
+			usage_error("%s: unknown option '%s' (bpk %s --help)",
+				    verb, a, verb);
+		} else if (strchr(a, '=')) {
+			if (!o->trigger)
+				usage_error(
+					"%s: '%s' before the trigger's name (bpk %s TRIGGER k=v ...)",
+					verb, a, verb);
+			strv_add(&o->targs, a);
+		} else {
+			if (o->trigger)
+				usage_error(
+					"%s: unexpected argument '%s' (parameters are k=v; bpk list %s)",
+					verb, a, o->trigger);
+			o->trigger = a;
+		}
+	}
+	if (!o->trigger)
+		usage_error(
+			"%s: no trigger given (bpk %s TRIGGER [k=v ...]; bpk list)",
+			verb, verb);
+	if (quiet && verbose)
+		usage_error("%s: --quiet and --verbose exclude each other",
+			    verb);
+	if (o->command.n && workload_given)
+		usage_error(
+			"%s: give the workload as --workload FILE or as -- CMD ARGS, not both",
+			verb);
+	if (quiet)
+		o->display = DISPLAY_QUIET;
+	else if (verbose)
+		o->display = DISPLAY_VERBOSE;
+	else if (isatty(1))
+		o->display = DISPLAY_TERM;
+}
+
+/* --- checks before anything boots */
+
+static const char *trigger_names(void)
+{
+	static char buf[1024];
+	size_t n = 0;
+
+	for (const struct trigger_def *t = triggers; t->name; t++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+				      n ? " " : "", t->name);
+	return buf;
+}
+
+char *example_workload(const char *trigger)
+{
+	const struct trigger_def *t = trigger_find(trigger);
+	char *p;
+
+	if (!t || !t->workload)
+		return NULL;
+	p = xasprintf("%s/triggers/examples/%s", paths.top, t->workload);
+	if (file_exists(p))
+		return p;
+	free(p);
+	return xasprintf("%s/examples/%s", paths.build, t->workload);
+}
+
+/* Is @name an applet of the appliance's busybox? */
+static bool busybox_applet(const char *name)
+{
+	const char *argv[] = { busybox_path, "--list", NULL };
+	char *out = NULL;
+	bool found = false;
+
+	if (proc_capture(argv, &out, NULL) == 0) {
+		for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+			if (!strcmp(l, name))
+				found = true;
+	}
+	free(out);
+	return found;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+static void check_command(struct run_opts *o)
+{
+	const char *cmd0 = o->command.v[0];
+	static const char *const guest_path[] = { "/bin", "/sbin", "/usr/bin",
+						  "/usr/sbin", NULL };
+
+	for (int i = 0; i < o->command.n; i++)
+		if (has_control(o->command.v[i]))
+			usage_error(
+				"-- %s: a control character in the command line",
+				cmd0);
+	if (o->host_fs == HOSTFS_OFF) {
+		/* the appliance's busybox runs it */
+		if (cmd0[0] != '/' && !busybox_applet(cmd0))
+			usage_error(
+				"-- %s: not a busybox applet (with --host-fs off the command runs in the appliance's busybox)",
+				cmd0);
+		return;
+	}
+	if (cmd0[0] == '/') {
+		static const char *const seen[] = { "/usr", "/bin",   "/sbin",
+						    "/lib", "/lib64", NULL };
+		bool visible = false;
+
+		if (!is_executable(cmd0))
+			usage_error("-- %s: no such program on the host", cmd0);
+		for (int i = 0; seen[i]; i++)
+			visible |= under(cmd0, seen[i]);
+		for (int i = 0; i < o->shares.n; i++)
+			visible |= under(cmd0, o->shares.v[i]);
+		if (o->share_rw)
+			visible |= under(cmd0, o->share_rw);
+		if (!visible) {
+			char *dir = xstrdup(cmd0);
+
+			*strrchr(dir, '/') = '\0';
+			usage_error(
+				"-- %s: not under /usr, /bin, /sbin or a share: the guest cannot see it (--share %s)",
+				cmd0, dir);
+		}
+		return;
+	}
+	for (int i = 0; guest_path[i]; i++) {
+		char *p = path_join(guest_path[i], cmd0);
+		bool ok = is_executable(p);
+
+		free(p);
+		if (ok)
+			return;
+	}
+	usage_error(
+		"-- %s: no such program in the host's /bin, /sbin, /usr/bin or /usr/sbin (the guest's PATH)",
+		cmd0);
+}
+
+/*
+ * tp=CAT:NAME and func=NAME name things of the kernel that will boot: its
+ * symbol table (and its modules') lists every trace event category
+ * (str__CAT__trace_system_name), tracepoint (__tracepoint_NAME) and
+ * function. A name missing there is a typo, refused before the boot;
+ * which category an event belongs to, and whether a function is in BTF,
+ * the guest checks when it arms. syscalls:* the parser has checked.
+ */
+static void check_kernel_names(const struct run_opts *o,
+			       const struct kernel_info *k)
+{
+	const char *names[3 * MAX_ARGS + 1];
+	const char *what[3 * MAX_ARGS];
+	char *texts[3 * MAX_ARGS];
+	bool found[3 * MAX_ARGS];
+	char err[ERRLEN];
+	int n = 0;
+
+	for (int i = 0; i < o->targs.n; i++) {
+		const char *a = o->targs.v[i], *val = strchr(a, '=') + 1;
+
+		if (!strncmp(a, "func=", 5)) {
+			texts[n] = xstrdup(val);
+			what[n] = a;
+			names[n] = texts[n];
+			n++;
+		} else if (!strncmp(a, "tp=", 3) && strchr(val, ':') &&
+			   strncmp(val, "syscalls:", 9)) {
+			const char *colon = strchr(val, ':');
+
+			texts[n] = xasprintf("str__%.*s__trace_system_name",
+					     (int)(colon - val), val);
+			what[n] = a;
+			names[n] = texts[n];
+			n++;
+			texts[n] = xasprintf("__tracepoint_%s", colon + 1);
+			what[n] = a;
+			names[n] = texts[n];
+			n++;
+		}
+	}
+	names[n] = NULL;
+	if (!n)
+		return;
+	if (kernel_has_symbols(k, names, found, err, sizeof(err)))
+		die("cannot read the symbol table of %s: %s", k->vmlinux, err);
+	for (int i = 0; i < n; i++) {
+		const char *val = strchr(what[i], '=') + 1;
+		const char *colon = strchr(val, ':');
+
+		if (found[i])
+			continue;
+		if (!strncmp(what[i], "func=", 5))
+			usage_error(
+				"func=%s: no function %s in this kernel (%s: %s)",
+				val, val, k->flavor, k->vmlinux);
+		if (!strncmp(names[i], "str__", 5))
+			usage_error(
+				"tp=%s: no trace event category %.*s in this kernel (%s: %s)",
+				val, (int)(colon - val), val, k->flavor,
+				k->vmlinux);
+		usage_error("tp=%s: no tracepoint %s in this kernel (%s: %s)",
+			    val, colon + 1, k->flavor, k->vmlinux);
+	}
+	for (int i = 0; i < n; i++)
+		free(texts[i]);
+}
+
+static void check_params(const struct run_opts *o)
+{
+	const struct trigger_def *t = trigger_find(o->trigger);
+	struct arm_args parsed;
+	char err[ERRLEN];
+	char **argv = xcalloc((size_t)o->targs.n + 2, sizeof(*argv));
+	int argc = 0;
+
+	for (int i = 0; i < o->targs.n; i++)
+		argv[argc++] = o->targs.v[i];
+	if (o->dry_run)
+		argv[argc++] = "dry_run";
+	if (args_parse(t, argc, argv, &parsed, err, sizeof(err)))
+		usage_error("%s", err);
+	free(argv);
+}
+
+static void check_restore(const struct run_opts *o, const struct kernel_info *k,
+			  const char *accel, const char *args)
+{
+	struct snapshot_meta m;
+	char err[ERRLEN];
+	char *why;
+
+	if (snapshot_meta_read(o->restore, &m, err, sizeof(err)))
+		usage_error("--restore %s: %s", o->restore, err);
+	if (strcmp(k->flavor, "ours"))
+		usage_error(
+			"--restore: snapshots are made of our kernel only, not --kernel %s",
+			k->flavor);
+	if (strcmp(m.mem, o->mem))
+		usage_error(
+			"--restore %s: the snapshot's mem is %s, this run's %s",
+			o->restore, m.mem, o->mem);
+	if (m.smp != o->smp)
+		usage_error(
+			"--restore %s: the snapshot's smp is %d, this run's %d",
+			o->restore, m.smp, o->smp);
+	if (strcmp(m.crashkernel, o->crashkernel))
+		usage_error(
+			"--restore %s: the snapshot's crashkernel is %s, this run's %s",
+			o->restore, m.crashkernel, o->crashkernel);
+	if (strcmp(m.accel, accel))
+		usage_error(
+			"--restore %s: the snapshot was made under %s, this run is under %s (--accel %s)",
+			o->restore, m.accel, accel, m.accel);
+	if (!o->reservation_check)
+		usage_error(
+			"--restore: the snapshot was checked with the reservation check on");
+	if (m.trigger && *m.trigger) {
+		if (strcmp(m.trigger, o->trigger) || strcmp(m.args, args))
+			usage_error(
+				"--restore %s: armed for '%s %s', not '%s %s'",
+				o->restore, m.trigger, m.args, o->trigger,
+				args);
+		if (o->dry_run || !o->sysctl)
+			usage_error(
+				"--restore %s: armed without --dry-run or --sysctl-off",
+				o->restore);
+	}
+	{
+		char *img = abs_path(k->image);
+
+		if (!img || strcmp(img, m.kernel))
+			usage_error(
+				"--restore %s: made for %s, this run boots %s",
+				o->restore, m.kernel, img ? img : k->image);
+		free(img);
+	}
+	why = NULL;
+	if (o->shares.n || o->share_rw || o->host_fs == HOSTFS_ON ||
+	    o->command.n ||
+	    (o->host_fs == HOSTFS_AUTO && (why = hostfs_needed(o->workload))))
+		usage_error(
+			"--restore: the workload needs the host's file system (%s) over 9p, and QEMU cannot migrate a guest with a 9p share",
+			why ? why : "shares, --host-fs on or a command line");
+	snapshot_meta_free(&m);
+}
+
+static void check_trigger_name(const struct run_opts *o)
+{
+	if (has_control(o->trigger) || !o->trigger[0])
+		usage_error("unknown trigger '%s' (bpk list: %s)", o->trigger,
+			    trigger_names());
+	for (const char *p = o->trigger; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			usage_error("unknown trigger '%s' (bpk list: %s)",
+				    o->trigger, trigger_names());
+	if (strcmp(o->trigger, "none") && !trigger_find(o->trigger))
+		usage_error("unknown trigger '%s' (bpk list: %s)", o->trigger,
+			    trigger_names());
+}
+
+/* The k=v words go on one kernel command line, commas for spaces. */
+static void check_args_text(const struct run_opts *o)
+{
+	for (int i = 0; i < o->targs.n; i++) {
+		const char *a = o->targs.v[i];
+
+		if (has_control(a))
+			usage_error(
+				"trigger argument '%s': a newline or other control character is not allowed (the arguments go on one kernel command line)",
+				strchr(a, '=') ?
+					strndup(a,
+						(size_t)(strchr(a, '=') - a)) :
+					a);
+		if (strchr(a, ','))
+			usage_error(
+				"trigger argument '%s': commas are not allowed (they separate arguments on the kernel command line)",
+				a);
+		if (strchr(a, '"'))
+			usage_error(
+				"trigger argument '%s': double quotes are not allowed (the kernel command line would take them as quoting)",
+				a);
+		if (strpbrk(a, " \t"))
+			usage_error(
+				"trigger argument '%s': white space is not allowed (one word each)",
+				a);
+	}
+}
+
+/* "k=v k=v": the arguments as one text */
+static char *joined_args(const struct run_opts *o)
+{
+	size_t n = 1;
+	char *s;
+
+	for (int i = 0; i < o->targs.n; i++)
+		n += strlen(o->targs.v[i]) + 1;
+	s = xcalloc(1, n);
+	for (int i = 0; i < o->targs.n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, o->targs.v[i]);
+	}
+	return s;
+}
+
+void trigger_check(const char *trigger, const char *args)
+{
+	struct run_opts o;
+	char *copy = xstrdup(args ? args : "");
+
+	run_opts_init(&o);
+	o.trigger = trigger;
+	for (char *w = strtok(copy, " "); w; w = strtok(NULL, " "))
+		strv_add(&o.targs, w);
+	free(copy);
+	check_trigger_name(&o);
+	check_args_text(&o);
+	if (strcmp(trigger, "none"))
+		check_params(&o);
+	strv_free(&o.targs);
+}
+
+void run_validate(struct run_opts *o, struct kernel_info *k)
+{
+	char *args;
+	const char *accel;
+
+	check_trigger_name(o);
+	check_args_text(o);
+	if (!strcmp(o->trigger, "none")) {
+		if (o->targs.n)
+			usage_error("trigger none takes no parameters");
+		if (o->dry_run)
+			usage_error("--dry-run needs a trigger");
+	}
+	if (strcmp(o->accel, "auto") && strcmp(o->accel, "tcg") &&
+	    strcmp(o->accel, "kvm"))
+		usage_error("--accel '%s' must be auto, tcg or kvm", o->accel);
+	if (o->append && has_control(o->append))
+		usage_error(
+			"--append: a newline or other control character is not allowed");
+	if (o->capture_append && has_control(o->capture_append))
+		usage_error(
+			"--capture-append: a newline or other control character is not allowed");
+	if (o->capture_append && strchr(o->capture_append, ','))
+		usage_error(
+			"--capture-append '%s': no commas (they carry the spaces)",
+			o->capture_append);
+	if (o->attempt && !o->campaign && o->restore == NULL && 0)
+		usage_error("--attempt needs --campaign");
+	for (int i = 0; i < o->qemu_args.n; i++)
+		if (has_control(o->qemu_args.v[i]))
+			usage_error("--qemu-arg: a control character in '%s'",
+				    o->qemu_args.v[i]);
+	if (o->campaign && has_control(o->campaign))
+		usage_error("--campaign: a control character in the path");
+
+	kernel_resolve(o->kernel, k);
+	if (!o->crashkernel)
+		o->crashkernel = k->default_crashkernel;
+	for (int i = 0; i < o->shares.n; i++) {
+		char *d = hostfs_share_path(o->shares.v[i]);
+
+		for (int j = 0; j < i; j++)
+			if (!strcmp(o->shares.v[j], d))
+				usage_error("share '%s' given twice", d);
+		free(o->shares.v[i]);
+		o->shares.v[i] = d;
+	}
+	if (o->share_rw) {
+		char *d = hostfs_share_path(o->share_rw);
+
+		for (int j = 0; j < o->shares.n; j++)
+			if (!strcmp(o->shares.v[j], d))
+				usage_error(
+					"share '%s' given both read-only and writable",
+					d);
+		free(o->share_rw);
+		o->share_rw = d;
+	}
+	if ((o->shares.n || o->share_rw) && o->host_fs == HOSTFS_OFF)
+		usage_error(
+			"--share/--share-rw need the host view: not with --host-fs off");
+
+	if (o->command.n) {
+		check_command(o);
+	} else {
+		if (!o->workload) {
+			if (!strcmp(o->trigger, "none"))
+				usage_error(
+					"trigger none needs a workload (--workload FILE or -- CMD)");
+			o->workload = example_workload(o->trigger);
+			if (!o->workload)
+				usage_error(
+					"%s has no example workload: give --workload FILE",
+					o->trigger);
+		} else if (has_control(o->workload)) {
+			usage_error(
+				"--workload: a control character in the path");
+		} else if (o->workload[0] != '/' && access(o->workload, F_OK)) {
+			/* README examples name files in the clone: they run
+			 * from anywhere
+			 */
+			char *in_clone = path_join(paths.top, o->workload);
+
+			if (!access(in_clone, F_OK)) {
+				free(o->workload);
+				o->workload = in_clone;
+			} else {
+				free(in_clone);
+			}
+		}
+		if (!file_exists(o->workload) || access(o->workload, R_OK))
+			usage_error("workload %s: no such readable file",
+				    o->workload);
+		{
+			char *abs = abs_path(o->workload);
+
+			free(o->workload);
+			o->workload = abs;
+		}
+	}
+	if (strcmp(o->trigger, "none"))
+		check_params(o);
+	if (!o->build) {
+		char *missing = kernel_missing(k);
+
+		if (*missing)
+			usage_error("not built: %s", missing);
+		free(missing);
+	}
+	args = joined_args(o);
+	if (o->restore) {
+		accel = qemu_accel(o->accel, k->image);
+		check_restore(o, k, accel, args);
+	}
+	free(args);
+}
+
+/* The names check reads the kernel: after the build is up to date. */
+static void validate_after_build(struct run_opts *o,
+				 const struct kernel_info *k)
+{
+	char *missing = kernel_missing(k);
+
+	if (*missing)
+		die("not built: %s", missing);
+	free(missing);
+	if (strcmp(o->trigger, "none"))
+		check_kernel_names(o, k);
+}
+
+/* --- bringing the build up to date */
+
+void run_build(const struct run_opts *o, const struct kernel_info *k)
+{
+	char *target = xstrdup(k->make_target), *log, *buildvar;
+	struct spawn s = { 0 };
+	int fd, rc;
+	int64_t t0 = now_ms();
+	char el[32];
+
+	if (!o->build)
+		return;
+	if (!file_exists(path_join(paths.top, "Makefile")))
+		return; /* an installed copy whose clone has no Makefile */
+	log = xasprintf("%s/bpk-build.log", paths.build);
+	if (mkdir_p(paths.build, 0755) ||
+	    (fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
+		    0) {
+		char *missing = kernel_missing(k);
+
+		if (*missing)
+			die("not built, and cannot build here (%s: %s): %s",
+			    log, strerror(errno), missing);
+		free(missing);
+		return;
+	}
+	buildvar = xasprintf("BUILD=%s", paths.build);
+	{
+		const char *argv[] = { "make",
+				       "-C",
+				       paths.top,
+				       "-s",
+				       "--no-print-directory",
+				       buildvar,
+				       target,
+				       NULL };
+
+		s.argv = argv;
+		s.in = -1;
+		s.out = fd;
+		s.err = fd;
+		if (o->display != DISPLAY_QUIET)
+			p_info("bringing the build up to date (make %s; log: %s)",
+			       target, log);
+		rc = proc_wait(proc_spawn(&s));
+	}
+	close(fd);
+	if (rc) {
+		char *text = read_file(log, 1 << 20, NULL);
+		char *last = text ? strrchr(text, '\n') : NULL;
+
+		/* its last words name the step */
+		while (last && last > text && last[1] == '\0') {
+			*last = '\0';
+			last = strrchr(text, '\n');
+		}
+		die("make %s failed (exit %d): %s (whole log: %s)", target, rc,
+		    last ? last + 1 : (text ? text : "no output"), log);
+	}
+	if (o->display == DISPLAY_VERBOSE)
+		p_info("build up to date in %s",
+		       fmt_ms(now_ms() - t0, el, sizeof(el)));
+	free(buildvar);
+	free(log);
+	free(target);
+}
+
+/* --- the run */
+
+struct run_state {
+	struct run_opts *o;
+	struct kernel_info *k;
+	char *work, *stage;
+	int64_t t0, stage_t0;
+	enum stage shown;
+	char detail[512];
+	FILE *campaign_events;
+	int64_t armed_ms; /* when the guest said armed (0: never) */
+	uint64_t dump_said; /* the dump's progress last said, in 16 MiB */
+	long long fired_at_ms; /* wall clock of the first fire seen */
+	char start_iso[32];
+	long long start_epoch_ms;
+};
+
+static struct run_state *cur;
+
+static void show_line(struct run_state *r, bool final)
+{
+	char el[32];
+
+	fmt_ms(now_ms() - r->stage_t0, el, sizeof(el));
+	switch (r->o->display) {
+	case DISPLAY_TERM:
+		fprintf(stdout, "\r\033[K  %-8s %6s  %s", stage_name(r->shown),
+			el, r->detail);
+		if (final)
+			fputc('\n', stdout);
+		fflush(stdout);
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_stage(struct guest *g, enum stage s, const char *detail)
+{
+	struct run_state *r = g->hooks.data;
+	bool changed = s != r->shown, say;
+	char el[32];
+
+	if (changed) {
+		if (r->o->display == DISPLAY_TERM)
+			show_line(r, true);
+		r->shown = s;
+		r->stage_t0 = now_ms();
+	}
+	/* not at a terminal: a line per stage, the fire's own words, and
+	 * (verbose) the dump's progress every 16 MiB
+	 */
+	say = changed || (s == STAGE_FIRE && strcmp(r->detail, detail)) ||
+	      (r->o->display == DISPLAY_VERBOSE && s == STAGE_DUMP &&
+	       g->bytes[S_DUMP] / (16 << 20) != r->dump_said);
+	if (s == STAGE_DUMP)
+		r->dump_said = g->bytes[S_DUMP] / (16 << 20);
+	snprintf(r->detail, sizeof(r->detail), "%s", detail ? detail : "");
+	if (r->o->display == DISPLAY_TERM)
+		show_line(r, false);
+	else if (say && (r->o->display == DISPLAY_PLAIN ||
+			 r->o->display == DISPLAY_VERBOSE))
+		p_info("[%s] %s: %s",
+		       fmt_ms(now_ms() - r->t0, el, sizeof(el)),
+		       stage_name(s), r->detail);
+}
+
+static void on_tick(struct guest *g)
+{
+	struct run_state *r = g->hooks.data;
+
+	show_line(r, false);
+}
+
+static void on_state(struct guest *g, const char *line, size_t len)
+{
+	struct run_state *r = g->hooks.data;
+	char shown[600];
+
+	if (!r->armed_ms && !strcmp(g->progress.last_state, STATE_ARMED))
+		r->armed_ms = now_ms();
+	if (r->o->display == DISPLAY_VERBOSE)
+		p_info("guest: %s",
+		       escape_into(shown, sizeof(shown), line, len));
+}
+
+static long long epoch_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void iso_time(long long ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void on_fired(struct guest *g)
+{
+	struct run_state *r = g->hooks.data;
+
+	r->fired_at_ms = epoch_ms();
+	/* a campaign stops its other attempts now, not when this one's
+	 * report is done
+	 */
+	if (r->campaign_events) {
+		fprintf(r->campaign_events, "fired %d %d\n", r->o->attempt,
+			(int)getpid());
+		fflush(r->campaign_events);
+	}
+}
+
+static void stage_direct(struct run_state *r, enum stage s, const char *detail)
+{
+	struct guest g = { .hooks = { .data = r } };
+
+	on_stage(&g, s, detail);
+}
+
+/* keep_unfiled: the staging dir holds what the guest sent and could not be
+ * filed: give it a findable name next to the runs, say where it is.
+ */
+static char *keep_unfiled(struct run_state *r)
+{
+	char stamp[32], *base, *dir, files[1024] = "";
+	time_t t = time(NULL);
+	struct tm tm;
+	int n = 1;
+	char *list_argv_dir;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	base = xasprintf("%s/%s-%s", paths.runs, stamp, r->o->trigger);
+	dir = xasprintf("%s.unfiled", base);
+	while (!access(dir, F_OK)) {
+		free(dir);
+		dir = xasprintf("%s-%d.unfiled", base, ++n);
+	}
+	if (rename(r->stage, dir)) {
+		p_err("cannot rename %s to %s: %s", r->stage, dir,
+		      strerror(errno));
+		free(dir);
+		dir = xstrdup(r->stage);
+	}
+	free(r->stage);
+	r->stage = NULL;
+	list_argv_dir = dir;
+	{
+		struct dirent **list;
+		int k = scandir(list_argv_dir, &list, NULL, alphasort);
+		size_t used = 0;
+
+		for (int i = 0; i < k; i++) {
+			if (list[i]->d_name[0] != '.' &&
+			    used < sizeof(files) - 64)
+				used += (size_t)snprintf(files + used,
+							 sizeof(files) - used,
+							 "%s%s",
+							 used ? " " : "",
+							 list[i]->d_name);
+			free(list[i]);
+		}
+		if (k >= 0)
+			free(list);
+	}
+	p_err("everything the guest sent is kept in %s (%s)", dir, files);
+	free(base);
+	return dir;
+}
+
+static bool staging_has_data(const char *stage)
+{
+	struct dirent **list;
+	int n = scandir(stage, &list, NULL, NULL);
+	bool data = false;
+
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		char *p = path_join(stage, list[i]->d_name);
+
+		if (list[i]->d_name[0] != '.' && !stat(p, &st) &&
+		    S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    strcmp(list[i]->d_name, "qemu.log"))
+			data = true;
+		free(p);
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+	return data;
+}
+
+static void remove_tree(const char *dir)
+{
+	struct dirent **list;
+	int n;
+
+	if (!dir)
+		return;
+	n = scandir(dir, &list, NULL, NULL);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(list[i]->d_name, ".") &&
+		    strcmp(list[i]->d_name, "..")) {
+			char *p = path_join(dir, list[i]->d_name);
+
+			if (is_dir(p))
+				remove_tree(p);
+			else
+				unlink(p);
+			free(p);
+		}
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+	rmdir(dir);
+}
+
+/* A signal that came before QEMU started: nothing to file yet. */
+static void check_early_signal(struct run_state *r)
+{
+	sigset_t mask;
+	struct timespec zero = { 0 };
+	siginfo_t si;
+	int sig;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sig = sigtimedwait(&mask, &si, &zero);
+	if (sig <= 0)
+		return;
+	p_err("interrupted by SIG%s before the guest booted: nothing to file",
+	      sigabbrev_np(sig));
+	if (r->stage && !staging_has_data(r->stage))
+		remove_tree(r->stage);
+	remove_tree(r->work);
+	if (r->o->campaign) {
+		/* an attempt the campaign stopped before it booted never
+		 * began: it leaves nothing to count
+		 */
+		char *adir = xasprintf("%s/attempts/%d", r->o->campaign,
+				       r->o->attempt);
+		char *files[] = { "run.out", "run.err", NULL };
+
+		rmdir(paths.runs);
+		for (int i = 0; files[i]; i++) {
+			char *p = path_join(adir, files[i]);
+
+			unlink(p);
+			free(p);
+		}
+		rmdir(adir);
+		free(adir);
+		if (r->campaign_events) {
+			fprintf(r->campaign_events, "end %d %d\n",
+				r->o->attempt, (int)getpid());
+			fflush(r->campaign_events);
+		}
+	}
+	exit(128 + sig);
+}
+
+static char *random_hex(void)
+{
+	unsigned char b[16];
+	char *hex = xmalloc(33);
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, b, sizeof(b)) != sizeof(b))
+		die("/dev/urandom: %s", strerror(errno));
+	close(fd);
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	return hex;
+}
+
+/* The script that runs a -- CMD ARGS command line in the guest. */
+static char *command_script(const struct strv *cmd)
+{
+	size_t n = 64;
+	char *s, *o;
+
+	for (int i = 0; i < cmd->n; i++)
+		n += 4 * strlen(cmd->v[i]) + 4;
+	s = o = xmalloc(n);
+	o += sprintf(o, "#!/bin/sh\n# the command line given after --\nexec");
+	for (int i = 0; i < cmd->n; i++) {
+		*o++ = ' ';
+		*o++ = '\'';
+		for (const char *p = cmd->v[i]; *p; p++) {
+			if (*p == '\'') {
+				/* POSIX sh: ' becomes '\'' */
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = *p;
+			}
+		}
+		*o++ = '\'';
+	}
+	*o++ = '\n';
+	*o = '\0';
+	return s;
+}
+
+/* The workload as run.json names it. */
+static char *workload_name(const struct run_opts *o)
+{
+	if (o->command.n) {
+		size_t n = 4;
+		char *s;
+
+		for (int i = 0; i < o->command.n; i++)
+			n += strlen(o->command.v[i]) + 1;
+		s = xcalloc(1, n);
+		strcpy(s, "--");
+		for (int i = 0; i < o->command.n; i++) {
+			strcat(s, " ");
+			strcat(s, o->command.v[i]);
+		}
+		return s;
+	}
+	return xstrdup(strrchr(o->workload, '/') + 1);
+}
+
+/* Update a filed run's record: read, change, write whole. */
+static void record_update(const char *dir,
+			  void (*change)(struct run_record *, void *),
+			  void *arg)
+{
+	struct run_record rec;
+	char err[ERRLEN];
+
+	if (record_read(dir, &rec, err, sizeof(err))) {
+		p_err("%s", err);
+		return;
+	}
+	change(&rec, arg);
+	if (record_write(dir, &rec, err, sizeof(err)))
+		p_err("%s", err);
+	record_free(&rec);
+}
+
+static void mark_report_failed(struct run_record *rec, void *arg)
+{
+	const char *why = arg;
+	char *reason;
+
+	rec->report.state = REPORT_FAILED;
+	record_set(&rec->report.error, why);
+	if (rec->status == RUN_SUCCESS) {
+		rec->status = RUN_FAILED;
+		reason = xasprintf(
+			"the report failed: %s (the vmcore itself is complete and verified)",
+			why);
+	} else {
+		reason = xasprintf("%s; the report failed: %s", rec->reason,
+				   why);
+	}
+	record_set(&rec->reason, reason);
+	free(reason);
+}
+
+static void mark_report_written(struct run_record *rec, void *arg)
+{
+	(void)arg;
+	rec->report.state = REPORT_WRITTEN;
+}
+
+static void mark_interrupted(struct run_record *rec, void *arg)
+{
+	const char *sig = ((const char **)arg)[0];
+	const char *phase = ((const char **)arg)[1];
+	char *reason;
+
+	if (rec->status == RUN_INTERRUPTED)
+		return;
+	rec->status = RUN_INTERRUPTED;
+	record_set(&rec->interrupted, sig);
+	reason = xasprintf("interrupted by %s after the guest ended (%s)", sig,
+			   phase);
+	record_set(&rec->reason, reason);
+	free(reason);
+}
+
+/* Run the analysis: report.py RUN (or one of its other forms). Its exit
+ * status; its stderr's error line in *@why.
+ */
+static int run_report(struct run_state *r, const char *form, const char *dir,
+		      char **why)
+{
+	char *script = path_join(paths.top, "analysis/report.py");
+	char *errpath = xasprintf("%s/report.err", r->work);
+	int efd = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int ofd = -1, rc;
+	struct spawn s = { 0 };
+	const char *argv[5];
+	int n = 0;
+
+	argv[n++] = "/usr/bin/python3";
+	argv[n++] = script;
+	if (form)
+		argv[n++] = form;
+	argv[n++] = dir;
+	argv[n] = NULL;
+	if (r->o->display == DISPLAY_PLAIN || r->o->display == DISPLAY_VERBOSE)
+		ofd = 1;
+	s.argv = argv;
+	s.in = -1;
+	s.out = ofd;
+	s.err = efd;
+	/* its own process group: a terminal's Ctrl-C reaches bpk alone,
+	 * which lets the report finish, then files the run as interrupted
+	 */
+	s.new_group = true;
+	rc = proc_wait(proc_spawn(&s));
+	if (why) {
+		char *text = efd >= 0 ? read_file(errpath, 1 << 20, NULL) :
+					NULL;
+		char *line = NULL;
+
+		if (text && *text) {
+			fputs(text, stderr);
+			line = strstr(text, "report.py: error: ");
+			if (line) {
+				line += strlen("report.py: error: ");
+				line[strcspn(line, "\n")] = '\0';
+			} else {
+				size_t l = strlen(text);
+
+				while (l && text[l - 1] == '\n')
+					text[--l] = '\0';
+				line = strrchr(text, '\n');
+				line = line ? line + 1 : text;
+			}
+		}
+		*why = xstrdup(line && *line ? line : "report.py said nothing");
+		free(text);
+	}
+	if (efd >= 0)
+		close(efd);
+	free(errpath);
+	free(script);
+	return rc;
+}
+
+static int pending_signal(void)
+{
+	sigset_t mask;
+	struct timespec zero = { 0 };
+	siginfo_t si;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	return sigtimedwait(&mask, &si, &zero);
+}
+
+/* Open crash on the run's vmcore (at a terminal, after the report). */
+static void exec_crash(const char *dir)
+{
+	char *argv[] = { "--no-report", (char *)dir, NULL };
+
+	exit(do_crash(2, argv));
+}
+
+/*
+ * A campaign's attempt ends with its record, CAMPAIGN/attempts/N/
+ * attempt.json: what the campaign tabulates, decided here where the run
+ * is known whole. fired: the run holds a vmcore; ran-out: the workload
+ * ended, or the timeout came, armed and unfired; stopped: the campaign
+ * stopped it (a fire elsewhere, or a Ctrl-C); failed: anything else.
+ */
+static void attempt_finish(struct run_state *r, const struct guest *g,
+			   const char *dir, int rc)
+{
+	const struct run_opts *o = r->o;
+	char *adir, *path, *tmp, host[256] = "", end_iso[32], why[4096];
+	const char *outcome;
+	struct run_record rec;
+	bool have_rec = false, vmcore = false;
+	long long end_ms = epoch_ms();
+	FILE *f;
+	json_writer_t *w;
+
+	if (!o->campaign)
+		return;
+	if (dir) {
+		char err[1024], *vc = path_join(dir, "vmcore");
+
+		have_rec = !record_read(dir, &rec, err, sizeof(err));
+		vmcore = file_exists(vc);
+		free(vc);
+	}
+	if (!have_rec) {
+		outcome = "failed";
+		snprintf(why, sizeof(why),
+			 "bpk run exit %d, nothing filed (attempts/%d/run.err)",
+			 rc, o->attempt);
+	} else if (vmcore) {
+		outcome = "fired";
+		snprintf(why, sizeof(why), "cause=%s dump=%s%s%s%s%s",
+			 cause_name(rec.cause.run),
+			 dump_state_name(rec.dump.state),
+			 rec.status != RUN_SUCCESS ? ", filed as " : "",
+			 rec.status != RUN_SUCCESS ?
+				 run_status_name(rec.status) :
+				 "",
+			 rec.status != RUN_SUCCESS ? ": " : "",
+			 rec.status != RUN_SUCCESS ? rec.reason : "");
+	} else if (g->fired_seen) {
+		outcome = "stopped";
+		snprintf(why, sizeof(why),
+			 "it fired, then was stopped (%s) before the dump was whole: dump=%s (%s)",
+			 g->signum ? g->signame : "?",
+			 dump_state_name(rec.dump.state), rec.reason);
+	} else if (!strcmp(rec.console.last_state, STATE_NOT_FIRED)) {
+		outcome = "ran-out";
+		snprintf(why, sizeof(why),
+			 "the workload ended and the trigger did not fire");
+	} else if (rec.qemu.exit == 124 &&
+		   !strcmp(rec.console.last_state, STATE_ARMED)) {
+		outcome = "ran-out";
+		snprintf(why, sizeof(why), "armed, no fire within the timeout");
+	} else if (g->signum || rec.status == RUN_INTERRUPTED) {
+		outcome = "stopped";
+		snprintf(why, sizeof(why),
+			 "stopped by the campaign (%s) before it fired",
+			 g->signum ? g->signame : rec.interrupted);
+	} else {
+		outcome = "failed";
+		snprintf(why, sizeof(why), "%s", rec.reason);
+	}
+	gethostname(host, sizeof(host) - 1);
+	iso_time(end_ms, end_iso, sizeof(end_iso));
+	adir = xasprintf("%s/attempts/%d", o->campaign, o->attempt);
+	path = path_join(adir, "attempt.json");
+	tmp = path_join(adir, "attempt.json.tmp");
+	f = fopen(tmp, "w");
+	if (!f) {
+		p_err("%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	w = jw_new(f);
+	jw_pretty(w, true);
+	jw_start_object(w);
+	jw_int_field(w, "attempt", o->attempt);
+	jw_string_field(w, "host", host);
+	jw_string_field(w, "mode", o->restore ? "snapshot" : "fresh");
+	jw_string_field(w, "start", r->start_iso);
+	jw_int_field(w, "start_ms", r->start_epoch_ms);
+	jw_string_field(w, "end", end_iso);
+	jw_int_field(w, "end_ms", end_ms);
+	jw_seconds_field(w, "seconds", (double)(end_ms - r->start_epoch_ms) / 1000);
+	if (r->armed_ms)
+		jw_seconds_field(w, "to_armed_s", ms_to_s(r->armed_ms - r->t0));
+	else
+		jw_null_field(w, "to_armed_s");
+	if (!strcmp(outcome, "fired"))
+		jw_int_field(w, "fired_at_ms",
+			     r->fired_at_ms ? r->fired_at_ms : end_ms);
+	else
+		jw_null_field(w, "fired_at_ms");
+	jw_string_field(w, "outcome", outcome);
+	jw_string_field(w, "cause", have_rec ? cause_name(rec.cause.run) : "");
+	jw_string_field(w, "run", dir ? dir : "");
+	jw_string_field(w, "reason", why);
+	jw_int_field(w, "exit", rc);
+	jw_end_object(w);
+	jw_destroy(&w);
+	if (fclose(f) || rename(tmp, path))
+		p_err("%s: %s", path, strerror(errno));
+	fprintf(stderr, "campaign: attempt %d: %s after %.1fs: %s%s%s%s\n",
+		o->attempt, outcome, (double)(end_ms - r->start_epoch_ms) / 1000,
+		why, dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
+out:
+	if (r->campaign_events) {
+		fprintf(r->campaign_events, "end %d %d\n", o->attempt,
+			(int)getpid());
+		fflush(r->campaign_events);
+	}
+	if (have_rec)
+		record_free(&rec);
+	free(adir);
+	free(path);
+	free(tmp);
+}
+
+/* A campaign's attempt writes what it says into its own dir. */
+static void attempt_redirect(const struct run_opts *o)
+{
+	char *adir, *out, *err;
+
+	if (!o->campaign)
+		return;
+	adir = xasprintf("%s/attempts/%d", o->campaign, o->attempt);
+	if (mkdir_p(adir, 0700))
+		die("%s: %s", adir, strerror(errno));
+	out = path_join(adir, "run.out");
+	err = path_join(adir, "run.err");
+	fflush(stdout);
+	fflush(stderr);
+	if (!freopen(out, "a", stdout) || !freopen(err, "a", stderr))
+		die("%s: %s", out, strerror(errno));
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	free(adir);
+	free(out);
+	free(err);
+}
+
+int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
+{
+	struct run_state r = { .o = o, .k = k };
+	struct guest g = { 0 };
+	struct qemu_setup q = { 0 };
+	struct guest_params gp = { 0 };
+	struct run_record rec;
+	struct collect_in ci = { 0 };
+	struct strv extra = { 0 };
+	struct cpio *cpio;
+	struct snapshot_meta snap = { 0 };
+	double restore_s = RECORD_NO_TIME;
+	char *restore_err = NULL;
+	char err[ERRLEN], *cmdline = NULL, *piece, *initrd, *args;
+	char *workload_text = NULL, *hostfs_why = NULL, *dir = NULL;
+	size_t workload_len = 0;
+	const char *accel;
+	int rc, qrc, state_fd = -1;
+	enum collect_result crc;
+	char el[32];
+	sigset_t mask;
+
+	cur = &r;
+	*run_dir = NULL;
+	r.t0 = r.stage_t0 = now_ms();
+	r.start_epoch_ms = epoch_ms();
+	iso_time(r.start_epoch_ms, r.start_iso, sizeof(r.start_iso));
+	r.shown = STAGE_PREPARE;
+	umask(077);
+	/* the signals go through the loop's signalfd; before the boot, a
+	 * pending one ends the run with nothing to file
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	validate_after_build(o, k);
+	accel = qemu_accel(o->accel, k->image);
+	args = joined_args(o);
+	if (mkdir_p(paths.runs, 0700))
+		usage_error("cannot create the runs dir %s: %s", paths.runs,
+			    strerror(errno));
+	{
+		const char *tmp = getenv("TMPDIR");
+		char *tmpl = xasprintf("%s/bpk-run-XXXXXX",
+				       tmp && *tmp ? tmp : "/tmp");
+
+		r.work = mkdtemp(tmpl);
+		if (!r.work)
+			usage_error("cannot make a temporary dir in %s: %s",
+				    tmp && *tmp ? tmp : "/tmp",
+				    strerror(errno));
+		tmpl = xasprintf("%s/.staging-XXXXXX", paths.runs);
+		r.stage = mkdtemp(tmpl);
+		if (!r.stage) {
+			int e = errno;
+
+			remove_tree(r.work);
+			usage_error("cannot make a staging dir under %s: %s",
+				    paths.runs, strerror(e));
+		}
+	}
+	if (o->campaign) {
+		char *fifo = path_join(o->campaign, "events");
+		int fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+		/* no reader: the campaign is gone; the attempt still runs */
+		if (fd >= 0)
+			r.campaign_events = fdopen(fd, "w");
+		if (r.campaign_events) {
+			fprintf(r.campaign_events, "start %d %d\n", o->attempt,
+				(int)getpid());
+			fflush(r.campaign_events);
+		}
+		free(fifo);
+	}
+	stage_direct(&r, STAGE_PREPARE, "the guest's image and command line");
+
+	/* --- the run's own image piece: the workload (and the host view) */
+	if (o->command.n) {
+		workload_text = command_script(&o->command);
+		workload_len = strlen(workload_text);
+		if (o->host_fs == HOSTFS_AUTO)
+			hostfs_why = xstrdup(
+				"a command line given after -- (the host's programs, as vng runs them)");
+	} else {
+		workload_text =
+			read_file(o->workload, 1ULL << 30, &workload_len);
+		if (!workload_text)
+			usage_error("workload %s: %s", o->workload,
+				    strerror(errno));
+	}
+	if (o->host_fs == HOSTFS_ON && !hostfs_why)
+		hostfs_why = xstrdup("asked for (--host-fs on)");
+	else if (o->host_fs == HOSTFS_AUTO && !hostfs_why && !o->command.n)
+		hostfs_why = hostfs_needed(o->workload);
+	if (!hostfs_why && (o->shares.n || o->share_rw))
+		hostfs_why = xstrdup("shares were given");
+	if (o->host_fs == HOSTFS_OFF) {
+		free(hostfs_why);
+		hostfs_why = NULL;
+	}
+	if (o->restore) {
+		if (snapshot_meta_read(o->restore, &snap, err, sizeof(err)))
+			usage_error("--restore %s: %s", o->restore, err);
+		initrd = path_join(o->restore, "initrd");
+		cmdline = xstrdup(snap.append);
+	} else {
+		piece = path_join(r.work, "run.cpio.gz");
+		cpio = cpio_open(piece, err, sizeof(err));
+		if (!cpio)
+			die("%s", err);
+		cpio_add_dir(cpio, "etc", 0755);
+		cpio_add_dir(cpio, "etc/bpk", 0755);
+		cpio_add_data(cpio, "etc/bpk/workload", 0755, workload_text,
+			      workload_len);
+		if (hostfs_why && hostfs_setup(o, hostfs_why, cpio, &extra))
+			die("the host view could not be made");
+		if (cpio_close(cpio, err, sizeof(err)))
+			die("%s", err);
+		initrd = path_join(r.work, "initrd.cpio.gz");
+		if (concat_files(initrd, k->root_img, piece, err, sizeof(err)))
+			die("%s", err);
+		free(piece);
+		gp.trigger = o->trigger;
+		gp.args = args;
+		gp.repeat = o->repeat;
+		gp.dry = o->dry_run;
+		gp.capture_append = o->capture_append;
+		gp.kexec_checks = o->kexec_checks;
+		gp.append = o->append;
+		gp.sysctl = o->sysctl;
+		gp.reservation_check = o->reservation_check;
+		gp.panic_on_oops = o->panic_on_oops;
+		gp.panic_on_warn = o->panic_on_warn;
+		gp.crashkernel = o->crashkernel;
+		gp.preinit = k->preinit || hostfs_why;
+		gp.attempt = o->attempt;
+		cmdline = guest_cmdline(&gp);
+	}
+	for (int i = 0; i < o->qemu_args.n; i++)
+		strv_add(&extra, o->qemu_args.v[i]);
+
+	/* --- the guest */
+	g.staging = r.stage;
+	g.timeout_s = o->timeout;
+	g.tick_ms = o->display == DISPLAY_TERM ? 250 : 0;
+	g.hooks = (struct guest_hooks){ .stage = on_stage,
+					.tick = on_tick,
+					.state = on_state,
+					.fired = on_fired,
+					.data = &r };
+	g.control = g.qmp = o->restore != NULL;
+	if (guest_prepare(&g))
+		die("the guest could not be set up");
+	if (o->restore) {
+		char *state = path_join(o->restore, "state");
+
+		state_fd = open(state, O_RDONLY | O_CLOEXEC);
+		if (state_fd < 0)
+			die("%s: %s", state, strerror(errno));
+		g.keep_extra = state_fd;
+		free(state);
+		q.ram_file = snap.ram;
+		q.ram_shared = false;
+		q.incoming = true;
+	}
+	q.accel = accel;
+	q.mem = o->mem;
+	q.smp = o->smp;
+	q.kernel_image = k->image;
+	q.initrd = initrd;
+	q.append = cmdline;
+	q.name = r.stage;
+	q.extra = &extra;
+	qemu_argv(&q, &g, &g.qemu_argv);
+	check_early_signal(&r);
+	if (guest_start(&g))
+		die("QEMU could not be started");
+	if (state_fd >= 0)
+		close(state_fd);
+	if (o->restore) {
+		char *seed = random_hex(), *hdr;
+
+		gp.trigger = o->trigger;
+		gp.args = args;
+		gp.repeat = o->repeat;
+		gp.dry = o->dry_run;
+		gp.sysctl = o->sysctl;
+		gp.panic_on_oops = o->panic_on_oops;
+		gp.panic_on_warn = o->panic_on_warn;
+		gp.attempt = o->attempt;
+		if (snapshot_restore(&g, g.keep_extra, &restore_s, err,
+				     sizeof(err))) {
+			restore_err = xstrdup(err);
+			p_err("the restore failed: %s", err);
+			guest_stop(&g, 1, "the restore failed");
+		} else {
+			hdr = control_header(&gp, seed, workload_len);
+			guest_control_send(&g, hdr, strlen(hdr));
+			guest_control_send(&g, workload_text, workload_len);
+			free(hdr);
+		}
+		free(seed);
+	}
+	qrc = guest_supervise(&g);
+	if (g.exit == 124 || g.exit == 125 || g.signum)
+		p_info("QEMU stopped: %s", g.stopped_why ? g.stopped_why : "?");
+	if (qrc != 0 && g.qemu_err[0] && !g.signum && qrc != 124 &&
+	    qrc != 125) {
+		char shown[1100];
+
+		p_err("QEMU exited with status %d: %s", qrc,
+		      escape_into(shown, sizeof(shown), g.qemu_err,
+				  strlen(g.qemu_err)));
+	}
+	guest_cleanup(&g);
+	{
+		/* QEMU's own words, kept with the run when it said any */
+		char *ql = path_join(r.stage, "qemu.log");
+		struct stat st;
+
+		if (!stat(ql, &st) && !st.st_size)
+			unlink(ql);
+		free(ql);
+	}
+	if (o->restore) {
+		/* a restored run's console and guest log begin with the
+		 * snapshot's boot
+		 */
+		snapshot_prepend_boot(o->restore, r.stage);
+	}
+	remove_tree(r.work);
+	r.work = NULL;
+
+	/* --- filing */
+	stage_direct(&r, STAGE_COLLECT, "verifying and filing the dump");
+	record_init(&rec);
+	record_set(&rec.trigger.args, args);
+	record_set(&rec.guest.kernel_flavor, k->flavor);
+	record_set(&rec.guest.kernel, k->name);
+	record_set(&rec.guest.kernel_package, k->package);
+	record_set(&rec.guest.kernel_release, k->release);
+	{
+		char *v = abs_path(k->vmlinux);
+
+		record_set(&rec.guest.vmlinux, v ? v : k->vmlinux);
+		free(v);
+	}
+	record_set(&rec.guest.mem, o->mem);
+	rec.guest.smp = o->smp;
+	record_set(&rec.guest.crashkernel, o->crashkernel);
+	record_set(&rec.guest.accel, accel);
+	rec.guest.destructive_sysctl = o->sysctl;
+	rec.guest.panic_on_oops = o->panic_on_oops;
+	rec.guest.panic_on_warn = o->panic_on_warn;
+	{
+		char *w = workload_name(o);
+
+		record_set(&rec.guest.workload, w);
+		free(w);
+	}
+	if (hostfs_why) {
+		char *h = xasprintf("on: %s", hostfs_why);
+
+		record_set(&rec.guest.host_fs, h);
+		free(h);
+	} else {
+		record_set(&rec.guest.host_fs, "off");
+	}
+	rec.guest.n_shares_ro = o->shares.n;
+	rec.guest.shares_ro = xcalloc((size_t)o->shares.n + 1, sizeof(char *));
+	for (int i = 0; i < o->shares.n; i++)
+		rec.guest.shares_ro[i] = xstrdup(o->shares.v[i]);
+	record_set(&rec.guest.share_rw, o->share_rw);
+	rec.qemu.exit = qrc;
+	record_set(&rec.qemu.stopped_why, g.stopped_why);
+	rec.timings.qemu_wall = ms_to_s(g.ended_ms - g.started_ms);
+	if (o->attempt) {
+		rec.campaign.attempt = o->attempt;
+		record_set(&rec.campaign.restored_from, o->restore);
+		record_set(&rec.campaign.restore_error, restore_err);
+		rec.timings.restore = restore_s;
+	}
+	ci.staging = r.stage;
+	ci.runs = paths.runs;
+	ci.trigger = o->trigger;
+	ci.dry_run = o->dry_run;
+	ci.interrupted = g.signum ? g.signame : NULL;
+	crc = collect_run(&ci, &rec, &dir, err, sizeof(err));
+	if (crc == COLLECT_UNFILED || crc == COLLECT_BAD_INPUT || !dir) {
+		p_err("%s", err);
+		if (r.o->display == DISPLAY_TERM)
+			show_line(&r, true);
+		keep_unfiled(&r);
+		attempt_finish(&r, &g, NULL, EXIT_UNFILED);
+		if (r.campaign_events)
+			fclose(r.campaign_events);
+		return EXIT_UNFILED;
+	}
+	free(r.stage);
+	r.stage = NULL;
+	if (err[0] && crc == COLLECT_SUCCESS)
+		p_info("%s", err);
+	else if (err[0] && !g.signum)
+		p_err("%s", err);
+	stage_direct(&r, STAGE_COLLECT, dir);
+	*run_dir = dir;
+
+	if (o->dry_run) {
+		/* what the guest said of its trigger's status */
+		char *log = path_join(dir, "guest.log");
+		char *text = read_file(log, 64 << 20, NULL);
+
+		for (char *l = text ? strtok(text, "\n") : NULL; l;
+		     l = strtok(NULL, "\n"))
+			if (!strncmp(l, STATE_PREFIX, strlen(STATE_PREFIX)) ||
+			    !strncmp(l, "bpk:", 4) || strstr(l, " matches") ||
+			    strstr(l, " record")) {
+				char shown[600];
+
+				fprintf(stderr, "%s\n",
+					escape_into(shown, sizeof(shown), l,
+						    strlen(l)));
+			}
+		free(text);
+		free(log);
+	}
+
+	/* --- the report, whenever there is a vmcore to read (a run can
+	 * fail and still hold a verified dump, e.g. when only vmcore-dmesg
+	 * failed)
+	 */
+	rc = crc == COLLECT_SUCCESS ? EXIT_OK : EXIT_FAILED;
+	{
+		char *vmcore = path_join(dir, "vmcore");
+		bool have = file_exists(vmcore);
+		int sig;
+
+		free(vmcore);
+		if (o->report && !g.signum && have) {
+			char *why = NULL;
+			int rrc;
+
+			stage_direct(&r, STAGE_REPORT,
+				     "crash and drgn reading the vmcore");
+			rrc = run_report(&r, NULL, dir, &why);
+			if (rrc) {
+				record_update(dir, mark_report_failed, why);
+				p_err("run filed as failed in %s: the report failed: %s",
+				      dir, why);
+				rc = EXIT_FAILED;
+			} else {
+				record_update(dir, mark_report_written, NULL);
+			}
+			free(why);
+		}
+		sig = pending_signal();
+		if (sig > 0 && !g.signum) {
+			const char *phase = r.shown == STAGE_REPORT ? "report" :
+								      "collect";
+			const char *a[2];
+
+			g.signum = sig;
+			snprintf(g.signame, sizeof(g.signame), "SIG%s",
+				 sigabbrev_np(sig));
+			a[0] = g.signame;
+			a[1] = phase;
+			p_info("interrupted by %s: finishing what is under way, then stopping",
+			       g.signame);
+			record_update(dir, mark_interrupted, a);
+		}
+		if (o->report) {
+			char *rj = path_join(dir, "report.json");
+
+			if (!file_exists(rj)) {
+				if (run_report(&r, "--run-only", dir, NULL))
+					p_err("could not write %s", rj);
+			} else if (run_report(&r, "--refresh", dir, NULL)) {
+				p_err("could not bring %s up to date with run.json",
+				      rj);
+			}
+			free(rj);
+		}
+	}
+	if (r.o->display == DISPLAY_TERM)
+		show_line(&r, true);
+	attempt_finish(&r, &g, dir, g.signum ? 128 + g.signum : rc);
+	if (r.campaign_events)
+		fclose(r.campaign_events);
+	if (g.signum) {
+		p_err("interrupted by %s: run filed as interrupted in %s",
+		      g.signame, dir);
+		return 128 + g.signum;
+	}
+	{
+		struct run_record fin;
+		char ferr[ERRLEN];
+
+		if (!record_read(dir, &fin, ferr, sizeof(ferr))) {
+			fmt_ms(now_ms() - r.t0, el, sizeof(el));
+			if (o->display == DISPLAY_TERM) {
+				printf("run filed: %s (%s, cause %s, %s)\n",
+				       dir, run_status_name(fin.status),
+				       cause_name(fin.cause.run), el);
+				printf("  bpk show %s | bpk crash last | bpk drgn last\n",
+				       fin.id);
+			} else if (o->display == DISPLAY_QUIET) {
+				printf("%s\n", dir);
+			} else if (rc == EXIT_OK) {
+				p_info("run filed: %s", dir);
+			}
+			record_free(&fin);
+		}
+	}
+	if (rc == EXIT_OK && o->report && !o->dry_run && o->open_crash &&
+	    isatty(0) && isatty(1))
+		exec_crash(dir);
+	free(args);
+	free(cmdline);
+	free(workload_text);
+	free(hostfs_why);
+	strv_free(&extra);
+	return rc;
+}
+
+int do_run(int argc, char **argv)
+{
+	struct run_opts o;
+	struct kernel_info k;
+	char *dir = NULL;
+	int rc;
+
+	run_opts_init(&o);
+	run_opts_parse(&o, argc, argv, "run");
+	if (o.campaign && !o.attempt)
+		usage_error("--campaign needs --attempt N");
+	attempt_redirect(&o);
+	run_validate(&o, &k);
+	run_build(&o, &k);
+	rc = run_execute(&o, &k, &dir);
+	free(dir);
+	return rc;
+}
+
+static void usage_demo(void)
+{
+	printf("usage: bpk demo [--kernel ours|debian] [-q|-v] [--runs DIR] [--timeout S] [--crash]\n"
+	       "\n"
+	       "The demo run: trigger syscall_errno syscall=openat errno=ENOENT\n"
+	       "comm=bpk-demo, fired by triggers/examples/syscall_errno.sh. Options and\n"
+	       "exit status as bpk run.\n");
+}
+
+int do_demo(int argc, char **argv)
+{
+	struct strv a = { 0 };
+	int rc;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage_demo();
+			return 0;
+		}
+		if (!strcmp(argv[i], "--kernel") ||
+		    !strcmp(argv[i], "--runs") ||
+		    !strcmp(argv[i], "--timeout")) {
+			if (i + 1 >= argc || !*argv[i + 1])
+				usage_error(
+					"%s needs a value (bpk demo --help)",
+					argv[i]);
+			strv_add(&a, argv[i]);
+			strv_add(&a, argv[++i]);
+		} else if (!strcmp(argv[i], "-q") ||
+			   !strcmp(argv[i], "--quiet") ||
+			   !strcmp(argv[i], "-v") ||
+			   !strcmp(argv[i], "--verbose") ||
+			   !strcmp(argv[i], "--crash") ||
+			   !strcmp(argv[i], "--no-build")) {
+			strv_add(&a, argv[i]);
+		} else {
+			usage_error(
+				"demo: unknown argument '%s' (bpk demo --help)",
+				argv[i]);
+		}
+	}
+	{
+		struct strv full = { 0 };
+		char *wl = path_join(paths.top,
+				     "triggers/examples/syscall_errno.sh");
+
+		strv_add(&full, "syscall_errno");
+		strv_add(&full, "syscall=openat");
+		strv_add(&full, "errno=ENOENT");
+		strv_add(&full, "comm=bpk-demo");
+		strv_add(&full, "--workload");
+		strv_add(&full, wl);
+		for (int i = 0; i < a.n; i++)
+			strv_add(&full, a.v[i]);
+		rc = do_run(full.n, strv_argv(&full));
+		strv_free(&full);
+		free(wl);
+	}
+	strv_free(&a);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One run, as bpk run, bpk demo, bpk selftest and a campaign's attempts
+ * make it: the options, checked before anything boots; the guest's image
+ * and command line; QEMU's command line; supervision; filing; the report.
+ */
+#ifndef BPK_RUN_H
+#define BPK_RUN_H
+
+#include <stdbool.h>
+
+#include "bpk.h"
+#include "kernels.h"
+
+enum display {
+	DISPLAY_PLAIN, /* a line per stage and message (not at a terminal) */
+	DISPLAY_TERM, /* one updating line per stage (at a terminal) */
+	DISPLAY_QUIET, /* only the run directory on stdout */
+	DISPLAY_VERBOSE, /* plain, and what the guest says as it says it */
+};
+
+enum host_fs { HOSTFS_AUTO, HOSTFS_ON, HOSTFS_OFF };
+
+struct run_opts {
+	const char *trigger; /* a trigger of the table, or "none" */
+	struct strv targs; /* its k=v words, as given */
+	char *workload; /* a file: absolute path */
+	struct strv command; /* or -- CMD ARGS */
+	int repeat, timeout, smp;
+	const char *mem;
+	const char *kernel; /* ours | debian */
+	struct strv shares; /* --share DIR, resolved to absolute paths */
+	char *share_rw;
+	enum host_fs host_fs;
+	const char *crashkernel; /* NULL: the kernel's default */
+	bool reservation_check, dry_run, sysctl, panic_on_oops, panic_on_warn;
+	bool report, kexec_checks, open_crash, build;
+	const char *accel; /* auto | tcg | kvm */
+	struct strv qemu_args;
+	const char *append, *capture_append;
+	const char *restore; /* a snapshot dir: restore instead of booting */
+	int attempt; /* a campaign's attempt number, 0 if none */
+	const char *campaign; /* the campaign dir of that attempt */
+	enum display display;
+};
+
+void run_opts_init(struct run_opts *o);
+
+/* Parse bpk run's arguments into @o (bad input: exit 2). @verb names the
+ * verb in messages.
+ */
+void run_opts_parse(struct run_opts *o, int argc, char **argv,
+		    const char *verb);
+
+/* Check everything before anything boots; bad input exits 2. Resolves the
+ * kernel into @k and the workload.
+ */
+void run_validate(struct run_opts *o, struct kernel_info *k);
+
+/* Bring the build up to date for @k (make), unless o->build is off. */
+void run_build(const struct run_opts *o, const struct kernel_info *k);
+
+/* The whole run, validated: boot (or restore), supervise, file, report.
+ * Returns bpk run's exit status; *@run_dir gets the filed run or NULL.
+ */
+int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir);
+
+/* A trigger of the table and its "k=v k=v" arguments, checked by the
+ * parser triggerctl uses; bad input (exit 2) otherwise.
+ */
+void trigger_check(const char *trigger, const char *args);
+
+/* The trigger table's example workload of @trigger (absolute), or NULL. */
+char *example_workload(const char *trigger);
+
+#endif

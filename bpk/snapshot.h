@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Armed snapshots for campaigns: a guest booted once to the point where
+ * the crash kernel is loaded and checked (and, armed, the trigger is
+ * armed), idle on its control port, saved with QEMU's migration. Its RAM
+ * is a memory-backend file left out of the migration (x-ignore-shared), so
+ * the state file is about 1 MB and a restore maps the RAM privately (copy
+ * on write): no attempt copies or changes it.
+ *
+ * Kept in $BPK_CACHE/snapshot/<key>/: ram, state, initrd (the image it
+ * booted), snapshot.json (what it was made of and how long it took),
+ * console.log and results.txt (its boot until idle), ok (written last).
+ * The key hashes everything a restore must match: the kernel and guest
+ * image bytes, QEMU's version, the accelerator, memory, CPUs, the
+ * crashkernel reservation, the guest's command line and QEMU's device
+ * list.
+ */
+#ifndef BPK_SNAPSHOT_H
+#define BPK_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct guest;
+
+struct snapshot_meta {
+	char *key, *mem, *crashkernel, *accel, *trigger, *args;
+	char *kernel; /* the bzImage it booted (realpath) */
+	char *append; /* the guest's command line */
+	char *ram; /* the RAM file */
+	int smp;
+};
+
+struct snapshot_req {
+	const char *mem;
+	int smp;
+	const char *trigger, *args; /* NULL: a snapshot that arms later */
+	const char *accel; /* auto, tcg or kvm */
+	bool quiet;
+};
+
+/* The snapshot for @req: found in the cache, or made (a boot of about 4 s
+ * under TCG). *@dir: its directory. 0, or -1 with a one-line reason in
+ * @err (the boot or the save failed, its console named).
+ */
+int snapshot_get(const struct snapshot_req *req, char **dir, char *err,
+		 size_t errlen);
+
+/* Where @req's snapshot is or would be, made or not. */
+char *snapshot_dir(const struct snapshot_req *req);
+
+int snapshot_meta_read(const char *dir, struct snapshot_meta *m, char *err,
+		       size_t errlen);
+void snapshot_meta_free(struct snapshot_meta *m);
+
+/* Load the state into a QEMU started with -incoming defer (the state file
+ * open as @state_fd in QEMU too) and let it run. *@took: seconds from the
+ * QMP greeting to the guest running.
+ */
+int snapshot_restore(struct guest *g, int state_fd, double *took, char *err,
+		     size_t errlen);
+
+/* A restored run's console.log and results.txt in @stage get the
+ * snapshot's boot in front: the first kernel's command line, its states
+ * until idle.
+ */
+void snapshot_prepend_boot(const char *snapdir, const char *stage);
+
+#endif

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A guest under supervision: see supervise.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "proc.h"
+#include "protocol.h"
+#include "supervise.h"
+
+/* SIGTERM first, SIGKILL when QEMU is still there after this */
+#define GRACE_MS 5000
+/* after QEMU's exit, what is still in the sockets is read for this long */
+#define DRAIN_MS 5000
+
+enum tag {
+	TAG_STREAM = 0, /* + enum stream_id */
+	TAG_CONTROL = 16,
+	TAG_ERR,
+	TAG_SIG,
+	TAG_PID,
+	TAG_DEADLINE,
+	TAG_TICK,
+	TAG_GRACE,
+};
+
+static const char *const stream_file[S_NSTREAMS] = {
+	[S_CONSOLE] = "console.log", [S_RESULTS] = "results.txt",
+	[S_DMESG] = "dmesg.txt",     [S_DUMP] = "dump.flat",
+	[S_STATUS] = "status.txt",
+};
+
+static const char *const stage_names[] = {
+	"prepare", "boot",    "arm",	"fire", "capture",
+	"dump",	   "collect", "report", "done",
+};
+
+const char *stage_name(enum stage s)
+{
+	return stage_names[s];
+}
+
+static void set_stage(struct guest *g, enum stage s, const char *detail)
+{
+	if (s < g->stage)
+		return;
+	g->stage = s;
+	if (g->hooks.stage)
+		g->hooks.stage(g, s, detail);
+}
+
+static int nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int guest_prepare(struct guest *g)
+{
+	int sv[2];
+
+	g->epfd = g->sigfd = g->pidfd = g->deadline_fd = g->tick_fd = -1;
+	g->grace_fd = g->err_fd = g->err_out = -1;
+	g->control_fd = g->qmp_fd = -1;
+	g->qemu_control_fd = g->qemu_qmp_fd = -1;
+	g->keep_extra = -1;
+	g->pid = -1;
+	g->stage = STAGE_PREPARE;
+	guestlog_init(&g->progress);
+	for (int i = 0; i < S_NSTREAMS; i++) {
+		char *path = path_join(g->staging, stream_file[i]);
+
+		g->fd[i] = g->qemu_fd[i] = g->out[i] = -1;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			p_err("socketpair: %s", strerror(errno));
+			free(path);
+			return -1;
+		}
+		g->fd[i] = sv[0];
+		g->qemu_fd[i] = sv[1];
+		nonblock(g->fd[i]);
+		/* what the guest sent is evidence, and may be memory: its
+		 * owner alone reads it
+		 */
+		g->out[i] = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+				 0600);
+		if (g->out[i] < 0) {
+			p_err("%s: %s", path, strerror(errno));
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	for (int i = 0; i < 2; i++)
+		g->line[i] = xmalloc(GUESTLOG_LINE_MAX + 1);
+	if (g->control) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			p_err("socketpair: %s", strerror(errno));
+			return -1;
+		}
+		g->control_fd = sv[0];
+		g->qemu_control_fd = sv[1];
+		nonblock(g->control_fd);
+	}
+	if (g->qmp) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+			p_err("socketpair: %s", strerror(errno));
+			return -1;
+		}
+		g->qmp_fd = sv[0];
+		g->qemu_qmp_fd = sv[1];
+	}
+	return 0;
+}
+
+static int add_fd(struct guest *g, int fd, uint32_t events, uint32_t tag)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		p_err("epoll_ctl: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int timer_fd(int64_t first_ms, int64_t every_ms)
+{
+	struct itimerspec its = { 0 };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	its.it_value.tv_sec = first_ms / 1000;
+	its.it_value.tv_nsec = (first_ms % 1000) * 1000000;
+	its.it_interval.tv_sec = every_ms / 1000;
+	its.it_interval.tv_nsec = (every_ms % 1000) * 1000000;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Arm a one-shot timer @ms from now; 0 disarms it. */
+static void rearm(int fd, int64_t ms)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = ms / 1000;
+	its.it_value.tv_nsec = (ms % 1000) * 1000000;
+	timerfd_settime(fd, 0, &its, NULL);
+}
+
+int guest_start(struct guest *g)
+{
+	int keep[S_NSTREAMS + 3], keep_all[S_NSTREAMS + 4], nk = 0, ep[2];
+	struct spawn s = { 0 };
+	sigset_t mask;
+	char *qlog;
+
+	for (int i = 0; i < S_NSTREAMS; i++)
+		keep[nk++] = g->qemu_fd[i];
+	if (g->qemu_control_fd >= 0)
+		keep[nk++] = g->qemu_control_fd;
+	if (g->qemu_qmp_fd >= 0)
+		keep[nk++] = g->qemu_qmp_fd;
+	keep[nk] = -1;
+	memcpy(keep_all, keep, sizeof(keep));
+	keep_all[nk] = g->keep_extra;
+	keep_all[nk + 1] = -1;
+	if (pipe2(ep, O_CLOEXEC)) {
+		p_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	g->err_fd = ep[0];
+	nonblock(g->err_fd);
+	qlog = path_join(g->staging, "qemu.log");
+	g->err_out = open(qlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	free(qlog);
+
+	/* the signals the loop takes: through the signalfd only, from now */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL)) {
+		p_err("sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	g->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	g->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (g->sigfd < 0 || g->epfd < 0) {
+		p_err("signalfd/epoll: %s", strerror(errno));
+		return -1;
+	}
+
+	s.argv = (const char *const *)strv_argv(&g->qemu_argv);
+	s.in = -1;
+	s.out = -1;
+	s.err = ep[1];
+	s.keep = keep_all;
+	s.new_group = true;
+	s.die_with_parent = true;
+	g->started_ms = now_ms();
+	g->pid = proc_spawn(&s);
+	close(ep[1]);
+	for (int i = 0; i < nk; i++)
+		close(keep[i]);
+	for (int i = 0; i < S_NSTREAMS; i++)
+		g->qemu_fd[i] = -1;
+	g->qemu_control_fd = g->qemu_qmp_fd = -1;
+	if (g->pid < 0) {
+		p_err("cannot start %s: %s", s.argv[0], strerror(errno));
+		return -1;
+	}
+	g->pidfd = pidfd_open(g->pid, 0);
+	if (g->pidfd < 0) {
+		p_err("pidfd_open: %s", strerror(errno));
+		kill(g->pid, SIGKILL);
+		proc_wait(g->pid);
+		g->pid = -1;
+		return -1;
+	}
+	g->deadline_fd = timer_fd((int64_t)g->timeout_s * 1000, 0);
+	g->grace_fd = timer_fd(0, 0);
+	if (g->deadline_fd < 0 || g->grace_fd < 0) {
+		p_err("timerfd: %s", strerror(errno));
+		return -1;
+	}
+	if (g->tick_ms) {
+		g->tick_fd = timer_fd(g->tick_ms, g->tick_ms);
+		if (g->tick_fd < 0 || add_fd(g, g->tick_fd, EPOLLIN, TAG_TICK))
+			return -1;
+	}
+	for (int i = 0; i < S_NSTREAMS; i++)
+		if (add_fd(g, g->fd[i], EPOLLIN, TAG_STREAM + (uint32_t)i))
+			return -1;
+	if (add_fd(g, g->err_fd, EPOLLIN, TAG_ERR) ||
+	    add_fd(g, g->sigfd, EPOLLIN, TAG_SIG) ||
+	    add_fd(g, g->pidfd, EPOLLIN, TAG_PID) ||
+	    add_fd(g, g->deadline_fd, EPOLLIN, TAG_DEADLINE) ||
+	    add_fd(g, g->grace_fd, EPOLLIN, TAG_GRACE))
+		return -1;
+	set_stage(g, STAGE_BOOT, "QEMU booting the guest kernel");
+	return 0;
+}
+
+void guest_control_send(struct guest *g, const void *data, size_t len)
+{
+	g->control_buf = xrealloc(g->control_buf, g->control_len + len);
+	memcpy(g->control_buf + g->control_len, data, len);
+	g->control_len += len;
+	if (g->epfd >= 0 && g->control_fd >= 0) {
+		struct epoll_event ev = { .events = EPOLLOUT,
+					  .data.u32 = TAG_CONTROL };
+
+		if (epoll_ctl(g->epfd, EPOLL_CTL_MOD, g->control_fd, &ev) &&
+		    errno == ENOENT)
+			epoll_ctl(g->epfd, EPOLL_CTL_ADD, g->control_fd, &ev);
+	}
+}
+
+void guest_stop(struct guest *g, int exit_code, const char *why)
+{
+	if (g->stopping)
+		return;
+	g->stopping = true;
+	g->exit = exit_code;
+	g->stopped_why = why;
+	if (g->pid > 0) {
+		kill(g->pid, SIGTERM);
+		rearm(g->grace_fd, GRACE_MS);
+	}
+}
+
+static void fired(struct guest *g)
+{
+	if (g->fired_seen)
+		return;
+	g->fired_seen = true;
+	if (g->hooks.fired)
+		g->hooks.fired(g);
+}
+
+static void console_line(struct guest *g, const char *line, size_t len)
+{
+	struct guest_progress *p = &g->progress;
+	int boots = p->boots;
+	bool had_panic = p->panic_msg[0];
+
+	guestlog_console_line(p, line, len);
+	if (p->boots >= 2 && boots < 2) {
+		fired(g);
+		set_stage(g, STAGE_CAPTURE,
+			  "the crash kernel is booting, vmcore-dmesg");
+	} else if (!had_panic && p->panic_msg[0]) {
+		char shown[300];
+
+		fired(g);
+		escape_into(shown, sizeof(shown), p->panic_msg,
+			    strlen(p->panic_msg));
+		set_stage(g, STAGE_FIRE, shown);
+	}
+}
+
+static void results_line(struct guest *g, const char *line, size_t len)
+{
+	struct guest_progress *p = &g->progress;
+	size_t n = strlen(STATE_PREFIX);
+
+	guestlog_result_line(p, line, len);
+	if (len <= n || memcmp(line, STATE_PREFIX, n))
+		return;
+	if (!strcmp(p->last_state, STATE_BOOTED))
+		set_stage(g, STAGE_ARM,
+			  "loading the crash kernel, arming the trigger");
+	else if (!strcmp(p->last_state, STATE_ARMED))
+		set_stage(g, STAGE_FIRE, "armed, the workload is running");
+	if (g->hooks.state)
+		g->hooks.state(g, line, len);
+}
+
+/* Whole lines of the console and the results to the scanners, a line
+ * longer than the scanner takes scanned by its start (as collect does).
+ */
+static void feed_lines(struct guest *g, int which, const char *buf, size_t n)
+{
+	char *line = g->line[which];
+
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (g->line_len[which] < GUESTLOG_LINE_MAX)
+				line[g->line_len[which]++] = buf[i];
+			else if (!g->line_cut[which])
+				g->line_cut[which] = true;
+			continue;
+		}
+		line[g->line_len[which]] = '\0';
+		if (which == 0)
+			console_line(g, line, g->line_len[which]);
+		else
+			results_line(g, line, g->line_len[which]);
+		g->line_len[which] = 0;
+		g->line_cut[which] = false;
+	}
+}
+
+static void dump_detail(struct guest *g)
+{
+	char d[128];
+	unsigned long long b = g->bytes[S_DUMP];
+
+	snprintf(d, sizeof(d), "%llu MB received (%llu bytes)%s", b / 1048576,
+		 b, g->bytes[S_STATUS] ? ", the capture kernel finishing" : "");
+	set_stage(g, STAGE_DUMP, d);
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void stream_bytes(struct guest *g, int i, const char *buf, size_t n)
+{
+	if (g->out[i] >= 0 && write_all(g->out[i], buf, n)) {
+		static char why[600];
+		int e = errno;
+
+		close(g->out[i]);
+		g->out[i] = -1;
+		if (e == ENOSPC || e == EDQUOT) {
+			snprintf(
+				why, sizeof(why),
+				"%s: %s: the file system is full: what the guest sends now is lost",
+				g->staging, strerror(e));
+			p_err("%s: stopping QEMU", why);
+			guest_stop(g, 125, why);
+		} else {
+			snprintf(why, sizeof(why), "%s/%s: %s", g->staging,
+				 stream_file[i], strerror(e));
+			p_err("%s: stopping QEMU", why);
+			guest_stop(g, 125, why);
+		}
+	}
+	g->bytes[i] += n;
+	if (i == S_CONSOLE)
+		feed_lines(g, 0, buf, n);
+	else if (i == S_RESULTS)
+		feed_lines(g, 1, buf, n);
+	else if (i == S_DMESG && g->progress.boots < 2)
+		set_stage(g, STAGE_CAPTURE,
+			  "the crash kernel is booting, vmcore-dmesg");
+	else if (i == S_DUMP || (i == S_STATUS && g->bytes[S_DUMP]))
+		dump_detail(g);
+}
+
+/* Read what a stream has; false once it is at its end. */
+static bool stream_read(struct guest *g, int i)
+{
+	char buf[1 << 16];
+
+	for (;;) {
+		ssize_t n = read(g->fd[i], buf, sizeof(buf));
+
+		if (n > 0) {
+			stream_bytes(g, i, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return true;
+		/* the end (or an error: nothing more will come) */
+		epoll_ctl(g->epfd, EPOLL_CTL_DEL, g->fd[i], NULL);
+		close(g->fd[i]);
+		g->fd[i] = -1;
+		if (g->line_len[i == S_CONSOLE ? 0 : 1] && i <= S_RESULTS)
+			feed_lines(g, i == S_CONSOLE ? 0 : 1, "\n", 1);
+		return false;
+	}
+}
+
+static void err_read(struct guest *g)
+{
+	char buf[4096];
+
+	for (;;) {
+		ssize_t n = read(g->err_fd, buf, sizeof(buf));
+		size_t keep, have;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 ||
+			    (errno != EAGAIN && errno != EWOULDBLOCK)) {
+				epoll_ctl(g->epfd, EPOLL_CTL_DEL, g->err_fd,
+					  NULL);
+				close(g->err_fd);
+				g->err_fd = -1;
+			}
+			return;
+		}
+		if (g->err_out >= 0 && write_all(g->err_out, buf, (size_t)n)) {
+			close(g->err_out);
+			g->err_out = -1;
+		}
+		/* the tail, to quote when QEMU fails */
+		have = strlen(g->qemu_err);
+		keep = sizeof(g->qemu_err) - 1;
+		if ((size_t)n >= keep) {
+			memcpy(g->qemu_err, buf + n - keep, keep);
+			g->qemu_err[keep] = '\0';
+		} else {
+			if (have + (size_t)n > keep) {
+				memmove(g->qemu_err,
+					g->qemu_err + have + (size_t)n - keep,
+					keep - (size_t)n);
+				have = keep - (size_t)n;
+			}
+			memcpy(g->qemu_err + have, buf, (size_t)n);
+			g->qemu_err[have + (size_t)n] = '\0';
+		}
+	}
+}
+
+static void control_write(struct guest *g)
+{
+	while (g->control_off < g->control_len) {
+		ssize_t w = write(g->control_fd,
+				  g->control_buf + g->control_off,
+				  g->control_len - g->control_off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w < 0) {
+			/* QEMU went away; its exit says why */
+			g->control_off = g->control_len;
+			break;
+		}
+		g->control_off += (size_t)w;
+	}
+	epoll_ctl(g->epfd, EPOLL_CTL_DEL, g->control_fd, NULL);
+}
+
+static void on_signal(struct guest *g)
+{
+	struct signalfd_siginfo si;
+	static char why[64];
+
+	while (read(g->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (g->signum) {
+			/* a second signal: no more grace */
+			if (g->pid > 0)
+				kill(g->pid, SIGKILL);
+			continue;
+		}
+		g->signum = sig;
+		snprintf(g->signame, sizeof(g->signame), "SIG%s",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+		snprintf(why, sizeof(why), "interrupted by %s", g->signame);
+		if (g->pid > 0) {
+			p_info("interrupted by %s: stopping the guest",
+			       g->signame);
+			/* a stop already under way keeps its own code */
+			if (g->stopping)
+				g->exit = 128 + sig;
+			guest_stop(g, 128 + sig, why);
+		}
+	}
+}
+
+static bool streams_open(const struct guest *g)
+{
+	for (int i = 0; i < S_NSTREAMS; i++)
+		if (g->fd[i] >= 0)
+			return true;
+	return g->err_fd >= 0;
+}
+
+int guest_supervise(struct guest *g)
+{
+	bool exited = false;
+
+	if (g->control_len > g->control_off)
+		guest_control_send(g, "", 0);
+	for (;;) {
+		struct epoll_event evs[16];
+		int n;
+
+		if (exited && !streams_open(g))
+			break;
+		n = epoll_wait(g->epfd, evs, ARRAY_SIZE(evs), -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			p_err("epoll_wait: %s", strerror(errno));
+			if (!exited && g->pid > 0) {
+				kill(g->pid, SIGKILL);
+				proc_wait(g->pid);
+			}
+			g->exit = 125;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			uint32_t tag = evs[i].data.u32;
+			uint64_t ticks;
+
+			if (tag < TAG_STREAM + S_NSTREAMS) {
+				if (g->fd[tag] >= 0)
+					stream_read(g, (int)tag);
+				continue;
+			}
+			switch (tag) {
+			case TAG_CONTROL:
+				control_write(g);
+				break;
+			case TAG_ERR:
+				err_read(g);
+				break;
+			case TAG_SIG:
+				on_signal(g);
+				break;
+			case TAG_PID: {
+				siginfo_t si = { 0 };
+				int st;
+
+				if (waitid(P_PIDFD, (id_t)g->pidfd, &si,
+					   WEXITED | WNOHANG) ||
+				    !si.si_pid)
+					break;
+				st = si.si_code == CLD_EXITED ?
+					     si.si_status :
+					     128 + si.si_status;
+				if (!g->stopping)
+					g->exit = st;
+				exited = true;
+				g->ended_ms = now_ms();
+				g->pid = -1;
+				epoll_ctl(g->epfd, EPOLL_CTL_DEL, g->pidfd,
+					  NULL);
+				/* what is still in the sockets, for a while */
+				rearm(g->deadline_fd, DRAIN_MS);
+				rearm(g->grace_fd, 0);
+				break;
+			}
+			case TAG_DEADLINE:
+				if (read(g->deadline_fd, &ticks,
+					 sizeof(ticks)) != sizeof(ticks))
+					break;
+				if (exited) {
+					/* a stream nobody closes: stop here */
+					for (int s = 0; s < S_NSTREAMS; s++)
+						if (g->fd[s] >= 0) {
+							close(g->fd[s]);
+							g->fd[s] = -1;
+						}
+					if (g->err_fd >= 0) {
+						close(g->err_fd);
+						g->err_fd = -1;
+					}
+				} else {
+					static char why[96];
+
+					snprintf(
+						why, sizeof(why),
+						"the guest did not finish within %ds",
+						g->timeout_s);
+					p_err("%s: stopping QEMU", why);
+					guest_stop(g, 124, why);
+				}
+				break;
+			case TAG_TICK:
+				if (read(g->tick_fd, &ticks, sizeof(ticks)) ==
+					    sizeof(ticks) &&
+				    g->hooks.tick)
+					g->hooks.tick(g);
+				break;
+			case TAG_GRACE:
+				if (read(g->grace_fd, &ticks, sizeof(ticks)) ==
+					    sizeof(ticks) &&
+				    g->pid > 0) {
+					p_info("QEMU (pid %d) still running %ds after SIGTERM: SIGKILL",
+					       g->pid, GRACE_MS / 1000);
+					kill(g->pid, SIGKILL);
+				}
+				break;
+			}
+		}
+	}
+	if (g->ended_ms == 0)
+		g->ended_ms = now_ms();
+	return g->exit;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void guest_cleanup(struct guest *g)
+{
+	for (int i = 0; i < S_NSTREAMS; i++) {
+		close_fd(&g->fd[i]);
+		close_fd(&g->qemu_fd[i]);
+		if (g->out[i] >= 0 && fsync(g->out[i]) && errno != EINVAL)
+			p_err("%s/%s: %s", g->staging, stream_file[i],
+			      strerror(errno));
+		close_fd(&g->out[i]);
+	}
+	close_fd(&g->control_fd);
+	close_fd(&g->qemu_control_fd);
+	close_fd(&g->qmp_fd);
+	close_fd(&g->qemu_qmp_fd);
+	close_fd(&g->err_fd);
+	close_fd(&g->err_out);
+	close_fd(&g->sigfd);
+	close_fd(&g->pidfd);
+	close_fd(&g->deadline_fd);
+	close_fd(&g->tick_fd);
+	close_fd(&g->grace_fd);
+	close_fd(&g->epfd);
+	for (int i = 0; i < 2; i++) {
+		free(g->line[i]);
+		g->line[i] = NULL;
+	}
+	free(g->control_buf);
+	g->control_buf = NULL;
+	strv_free(&g->qemu_argv);
+}

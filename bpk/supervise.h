@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A guest under supervision: QEMU started with every console and port on a
+ * socket of ours, then one event loop (epoll) over QEMU's pidfd, a
+ * signalfd for SIGINT/SIGTERM/SIGHUP, timerfds for the timeout and the
+ * display, and the sockets, whose bytes bpk itself writes into the staging
+ * dir and scans as they come: no polling, no file watching, no shell.
+ */
+#ifndef BPK_SUPERVISE_H
+#define BPK_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpk.h"
+#include "guestlog.h"
+
+enum stream_id {
+	S_CONSOLE, /* the serial console: console.log */
+	S_RESULTS, /* port results: results.txt */
+	S_DMESG, /* port dmesg: dmesg.txt */
+	S_DUMP, /* port dump: dump.flat */
+	S_STATUS, /* port status: status.txt */
+	S_NSTREAMS,
+};
+
+/* Guest progress as the stages a person follows. */
+enum stage {
+	STAGE_PREPARE,
+	STAGE_BOOT,
+	STAGE_ARM,
+	STAGE_FIRE,
+	STAGE_CAPTURE,
+	STAGE_DUMP,
+	STAGE_COLLECT,
+	STAGE_REPORT,
+	STAGE_DONE,
+};
+const char *stage_name(enum stage s);
+
+struct guest;
+
+struct guest_hooks {
+	/* the stage or its detail changed */
+	void (*stage)(struct guest *g, enum stage s, const char *detail);
+	/* the display's tick: time to redraw an elapsed time */
+	void (*tick)(struct guest *g);
+	/* a BPK-STATE line arrived (its state in g->progress.last_state) */
+	void (*state)(struct guest *g, const char *line, size_t len);
+	/* the first sign that the guest went down: a panic line of the first
+	 * kernel, or the capture kernel's boot
+	 */
+	void (*fired)(struct guest *g);
+	void *data;
+};
+
+struct guest {
+	/* in: */
+	const char *staging; /* where the streams are written */
+	struct strv qemu_argv; /* built by qemu.c with the fds below */
+	int timeout_s;
+	int tick_ms; /* 0: no tick */
+	struct guest_hooks hooks;
+	bool control; /* a control port (snapshots and restores) */
+	bool qmp; /* a QMP monitor */
+	int keep_extra; /* one more fd QEMU gets (a snapshot's state file),
+			 * -1 if none: set after guest_prepare
+			 */
+
+	/* QEMU's ends of the sockets, for qemu.c to name as fd=N */
+	int qemu_fd[S_NSTREAMS];
+	int qemu_control_fd, qemu_qmp_fd;
+
+	/* out: */
+	pid_t pid;
+	int exit; /* QEMU's status; 124 timeout, 125 disk full, 128+N signal */
+	const char *stopped_why; /* why bpk stopped QEMU, if it did */
+	int signum; /* the first signal received, 0 if none */
+	char signame[16];
+	struct guest_progress progress; /* scanned as the lines came */
+	enum stage stage;
+	uint64_t bytes[S_NSTREAMS];
+	int64_t started_ms, ended_ms;
+	bool fired_seen;
+	char qemu_err[1024]; /* the end of what QEMU printed on stderr */
+
+	/* ours: */
+	int fd[S_NSTREAMS], out[S_NSTREAMS];
+	int control_fd, qmp_fd;
+	char *control_buf;
+	size_t control_len, control_off;
+	int epfd, sigfd, pidfd, deadline_fd, tick_fd, grace_fd;
+	int err_fd, err_out; /* QEMU's stderr: a pipe, kept in qemu.log */
+	char *line[2];
+	size_t line_len[2];
+	bool line_cut[2];
+	bool stopping;
+};
+
+/* Make the sockets and open the staging files: after this the caller
+ * builds QEMU's argv naming g->qemu_fd[] (and the control / QMP fds).
+ * 0, or -1 after an error message.
+ */
+int guest_prepare(struct guest *g);
+
+/* Start QEMU with g->qemu_argv. 0, or -1 after an error message. */
+int guest_start(struct guest *g);
+
+/* Queue bytes for the control port (sent as the guest reads them). */
+void guest_control_send(struct guest *g, const void *data, size_t len);
+
+/* Run the event loop until QEMU has exited and every stream is drained.
+ * Returns g->exit.
+ */
+int guest_supervise(struct guest *g);
+
+/* Stop QEMU (SIGTERM, then SIGKILL after a grace period), recording why;
+ * the loop goes on until it is gone.
+ */
+void guest_stop(struct guest *g, int exit_code, const char *why);
+
+/* Free what guest_prepare made (the staging files stay). */
+void guest_cleanup(struct guest *g);
+
+#endif
