@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Text forms shared by the report (report-merge.py, first-look.py) and the
-interactive helpers (drgn-shell.py); no drgn import, so the report's merge
-step stays quick to start."""
-
-import os
+"""Text forms shared by the report (bpk_report.py: its first look and the
+drgn sections) and the interactive helpers (drgn-shell.py); no drgn import,
+so the report stays quick to start."""
 
 USER_TOP = 1 << 63  # x86_64: kernel addresses have the top bit set
 
@@ -21,15 +19,3 @@ def format_frame(i, fr):
         where = f"0x{fr['pc']:x} (no symbol)"
     return f"#{i:<2} {where}" + (f"  {fr['source']}" if fr["source"] else "")
 
-
-def read_meta(run):
-    """A run's run.meta as a dict (key=value lines; the first of a repeated
-    key wins). Raises OSError when it cannot be read."""
-    with open(os.path.join(run, "run.meta"), encoding="utf-8", errors="replace") as f:
-        lines = f.read().splitlines()
-    meta = {}
-    for line in lines:
-        k, sep, v = line.partition("=")
-        if sep and k and k not in meta:
-            meta[k] = v
-    return meta

@@ -3,7 +3,7 @@
 """The report's drgn part: open a vmcore with drgn and write what it finds
 (tasks and their stacks, BPF programs and maps, the fire record decoded
 with the map's BTF, files and memory, the panic) as JSON facts for
-report-merge.py.
+the report (bpk_report.py).
 
     drgn-part.py --vmcore FILE --vmlinux FILE --out FACTS.json
 

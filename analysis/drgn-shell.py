@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""drgn on a run's vmcore with the project's helpers loaded (make drgn).
-Run as `python3 -i drgn-shell.py --vmcore FILE --vmlinux FILE`: the
-interactive prompt follows, with these in scope:
+"""drgn on a vmcore with the project's helpers loaded (bpk drgn RUN).
+Run as `/usr/bin/python3 -i drgn-shell.py --vmcore FILE --vmlinux FILE`:
+the interactive prompt follows (not at a terminal: the Python lines on
+stdin are run), with these in scope:
 
   prog                  the drgn Program on the vmcore (drgn's own API)
   fire()                the fired record, decoded with the map's BTF (a dict),
@@ -11,10 +12,17 @@ interactive prompt follows, with these in scope:
   ps(state=, comm=)     the same as a table: pid ppid state cpu comm
   bt(task_or_pid)       a task's kernel stack, JITed BPF frames named
   bpf()                 BPF programs (id type name tag attach) and maps
-  panic()               the panic message, oops lines, the panicking task
+  panic()               what the dump's log says about its end (panic
+                        message, oops lines, ...), the panicking task, and
+                        the dump-level cause (lib/console-patterns)
   files(pid)            a process's open files; mm(pid): its mm counters
 
 and drgn's usual names (Object, cast, container_of, ...).
+
+It reads the two files it is given and nothing of the run around them
+(bpk takes the vmlinux from the run's record). Debian's python3-drgn is
+installed for /usr/bin/python3, which need not be the first python3 in
+PATH. Exit 1 with one line when drgn is missing or cannot open the vmcore.
 """
 
 import argparse
@@ -24,10 +32,23 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import drgn  # noqa: E402 - after the path is set
-from drgn import NULL, Object, cast, container_of, offsetof, reinterpret, sizeof  # noqa: E402,F401
+
+def _fail(msg):
+    """Exit 1 with one line. Not sys.exit(): under python3 -i, SystemExit
+    prints a traceback and leaves the user at the prompt with nothing
+    loaded."""
+    print(f"drgn-shell.py: error: {msg}", file=sys.stderr, flush=True)
+    os._exit(1)
+
+
+try:
+    import drgn  # noqa: E402 - after the path is set
+    from drgn import NULL, Object, cast, container_of, offsetof, reinterpret, sizeof  # noqa: E402,F401
+except ImportError:
+    _fail(f"drgn not found for {sys.executable}: install Debian package python3-drgn (make deps)")
 
 import bpk_drgn  # noqa: E402
+import bpk_protocol  # noqa: E402
 from bpk_text import format_frame  # noqa: E402
 
 # What the prompt offers (drgn's own names, like the drgn CLI, and ours).
@@ -35,16 +56,33 @@ __all__ = ["prog", "drgn", "NULL", "Object", "cast", "container_of", "offsetof",
            "reinterpret", "sizeof", "fire", "tasks", "ps", "bt", "bpf", "panic",
            "files", "mm"]
 
-ap = argparse.ArgumentParser(description="drgn on a vmcore with the project's helpers")
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        _fail(f"{message} (usage: python3 -i drgn-shell.py --vmcore FILE --vmlinux FILE)")
+
+    def exit(self, status=0, message=None):  # --help, under python3 -i too
+        if message:
+            print(message, file=sys.stderr, end="", flush=True)
+        sys.stdout.flush()
+        os._exit(status)
+
+
+ap = _Parser(description="drgn on a vmcore with the project's helpers")
 ap.add_argument("--vmcore", required=True)
 ap.add_argument("--vmlinux", required=True)
 ap.add_argument("--fire-h", default=os.path.join(HERE, "..", "triggers", "fire.h"))
 _args = ap.parse_args()
+for _f in (_args.vmcore, _args.vmlinux):
+    if not os.access(_f, os.R_OK):
+        _fail(f"{_f}: not readable")
 try:
     prog = bpk_drgn.open_dump(_args.vmcore, _args.vmlinux)
 except Exception as e:  # noqa: BLE001 - say why, do not show a traceback
-    sys.exit(f"drgn-shell.py: error: drgn cannot open {_args.vmcore}: {type(e).__name__}: {e}")
-_consts = bpk_drgn.fire_constants(_args.fire_h)
+    _fail(f"drgn cannot open {_args.vmcore}: {type(e).__name__}: {e}")
+try:
+    _consts = bpk_drgn.fire_constants(_args.fire_h)
+except (OSError, ValueError) as e:
+    _fail(f"{_args.fire_h}: {getattr(e, 'strerror', None) or e}")
 
 
 def fire(all=False):  # noqa: A002 - the name reads well at the prompt
@@ -89,6 +127,7 @@ def panic():
     info = bpk_drgn.panic_info(prog)
     t = bpk_drgn.crashed_task(prog)
     info["task"] = {"pid": t.pid.value_(), "comm": bpk_drgn.text(t.comm)}
+    info["cause"], info["cause_from"] = bpk_protocol.dump_cause(fire(), info)
     return info
 
 

@@ -37,7 +37,7 @@ field_loop() {
 		wait "$pid" || { tail -3 "$work/run.out" >&2; die "field loop run ($kernel) failed"; }
 		[[ -n $ta ]] || die "field loop run ($kernel): never saw BPK-STATE armed"
 		r=$(newest_run "$runs")
-		"$top/analysis/report.sh" "$r" >/dev/null
+		"$top/analysis/report.py" "$r" >/dev/null
 		t2=$(now_ms)
 		boot+=("$(meta "$r" boot_to_armed_s)")
 		f2r+=("$(awk -v a="$ta" -v e="$t2" -v f="$(meta "$r" armed_to_panic_s)" 'BEGIN { printf "%.2f", (e - a) / 1000 - f }')")

@@ -95,7 +95,7 @@ loop_run() {
 	wait "$spid" || die "console-stamp.sh failed"
 	lr_dir=$(newest_run "$runs")
 	t0=$(now_ms)
-	"$top/analysis/report.sh" "$lr_dir" >/dev/null
+	"$top/analysis/report.py" "$lr_dir" >/dev/null
 	lr_report_ms=$(($(now_ms) - t0))
 }
 
@@ -180,11 +180,11 @@ boot_detail() {
 	done
 	record "analysis $acc" "crash start alone (symbols, debug info, vmcore; then q)" s "indexed copy, no .rela.debug_*" "${v[@]}"
 	# issue 10's yardstick: the report as it was before drgn joined, crash
-	# alone on the plain vmlinux with the report's own crash commands (the
-	# cmds=(...) line of report.sh), beside the whole report of the loop above
+	# alone on the plain vmlinux with the report's own crash commands
+	# (report.py --crash-commands), beside the whole report of the loop above
 	local cmds
-	mapfile -t cmds < <(bash -c "$(grep -m1 '^cmds=(' "$top/analysis/report.sh")"'; printf "%s\n" "${cmds[@]}"')
-	((${#cmds[@]} > 3)) || die "no cmds=(...) line in analysis/report.sh"
+	mapfile -t cmds < <("$top/analysis/report.py" --crash-commands)
+	((${#cmds[@]} > 3)) || die "analysis/report.py --crash-commands listed ${#cmds[@]} commands"
 	v=()
 	for _ in $(seq "$rounds"); do
 		t0=$(now_ms)
@@ -195,7 +195,7 @@ boot_detail() {
 	record "analysis $acc" "crash-only report before issue 10 (plain vmlinux, the report's ${#cmds[@]} crash commands)" s "compare: analysis: whole report" "${v[@]}"
 	v=()
 	for _ in $(seq "$rounds"); do
-		"$top/analysis/report.sh" "$lr_dir" >/dev/null 2>&1 || die "report.sh failed on $lr_dir"
+		"$top/analysis/report.py" "$lr_dir" >/dev/null 2>&1 || die "report.py failed on $lr_dir"
 		v+=("$(json_timing "$lr_dir" report_s)")
 	done
 	record "analysis $acc" "whole report now (crash on the indexed copy + drgn)" s "same vmcore, same minute" "${v[@]}"
