@@ -7,7 +7,13 @@
 #  - hung_task: the README example's trigger and workload, fired through
 #    crash_kexec (sysctl off): the hung task first, in D state, with its stack;
 #  - oops: no trigger, an LKDTM oops with panic_on_oops: cause oops;
-#  - a failed run (no crash kernel): report.json from run.meta alone;
+#  - sysrq: no trigger, echo c > /proc/sysrq-trigger: the run and the dump
+#    both say sysrq;
+#  - one Cause section (the run's cause against the dump's) and one Fire
+#    record section (crash's decode against drgn's) per report; a run
+#    record whose cause differs from the dump's is a disagreement;
+#  - the dump-level cause from made-up logs (bpk_protocol.dump_cause);
+#  - a failed run (no crash kernel): report.json from run.json alone;
 #  - a vmcore crash cannot open (its linux_banner page swapped with the
 #    next) and one drgn cannot open (its VMCOREINFO without KERNELOFFSET): each report says so and keeps the
 #    other analyzer's part;
@@ -38,6 +44,33 @@ run_one() {
 task_field() {
 	j "$1/report.json" "next((t['$3'] for t in d['tasks']['list'] if t['comm'] == '$2'), None)"
 }
+# sections RUN: "N Cause, M Fire record" sections in RUN's report.txt
+sections() {
+	echo "$(grep -c '^== Cause' "$1/report.txt" 2>/dev/null || true) Cause, $(grep -c '^== Fire record' "$1/report.txt" 2>/dev/null || true) Fire record"
+}
+# cause_checks NAME RUN CAUSE: the run's record and the dump both say
+# CAUSE; report.txt says so in its one Cause section, with no cause
+# disagreement; report.json's cause the same
+cause_checks() {
+	local name=$1 r=$2 want=$3 sec
+	sec=$(sed -n '/^== Cause/,/^$/p' "$r/report.txt" 2>/dev/null)
+	check "$name.cause_sections" "$(sections "$r")" test "$(sections "$r")" = "1 Cause, 1 Fire record"
+	check "$name.cause_run_and_dump" "$(tr -s ' \n' ' ' <<<"${sec:-no Cause section}")" \
+		test "$(grep -c -e "^   run:   $want\$" -e "^   dump:  $want\$" -e "^   the run and the dump agree: $want\$" <<<"$sec")" = 3 -a \
+		"$(grep -c 'DISAGREE cause' "$r/report.txt")" = 0
+	check "$name.cause_json" "record: $(record_field "$r" cause.run 2>&1); report.json: $(j "$r/report.json" "d['cause']")" \
+		test "$(j "$r/report.json" "[d['cause']['run'], d['cause']['dump'], d['cause']['agree'], [x for x in d['disagreements'] if x['what'] == 'cause'], d['record']['cause']['run']]")" = "[\"$want\", \"$want\", true, [], \"$want\"]" -a \
+		"$(record_field "$r" cause.run)" = "$want"
+}
+
+# --- the dump-level cause from made-up logs: each kind the vocabulary has
+"$py" tests/analysis/dump-cause.py >"$out/dump-cause.txt" 2>&1 || true
+while read -r verdict name detail; do
+	name=${name%:}
+	if [[ $verdict == ok ]]; then pass "dump_cause.$name" "$detail"; else fail "dump_cause.$name" "$detail"; fi
+done < <(grep -E '^(ok|bad) ' "$out/dump-cause.txt")
+check dump_cause.all_cases "$(grep -c '^ok ' "$out/dump-cause.txt") ok, $(grep -c '^bad ' "$out/dump-cause.txt") bad; $(grep -v -m1 -E '^(ok|bad) ' "$out/dump-cause.txt" || true)" \
+	test "$(grep -c '^ok ' "$out/dump-cause.txt")" -ge 10 -a "$(grep -c -v '^ok ' "$out/dump-cause.txt")" = 0
 
 # --- tasks: a sleeper, a D-state task, the demo trigger
 run_one tasks --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
@@ -88,18 +121,26 @@ else
 		grep -q '^-- the panicking task: pid [0-9]* ppid [0-9]* bpk-demo, state R' "$run/report.txt"
 	check tasks.state_counts "$(grep -m1 '^== Tasks (drgn)' "$run/report.txt" || echo none)" \
 		grep -qE '^== Tasks \(drgn\): [0-9]+ tasks: R [0-9]+, D 1, S [0-9]+' "$run/report.txt"
-	check tasks.cause "$(j "$run/report.json" "d['panic']['cause'], d['panic']['task']")" \
-		test "$(j "$run/report.json" "[d['panic']['cause'], d['panic']['task']['comm']]")" = '["trigger", "bpk-demo"]'
+	check tasks.cause "$(j "$run/report.json" "d['cause']['dump'], d['panic']['task']")" \
+		test "$(j "$run/report.json" "[d['cause']['dump'], d['panic']['task']['comm']]")" = '["trigger", "bpk-demo"]'
+	cause_checks tasks "$run" trigger
+	# one Fire record section: crash's decode, then drgn's compared with it
+	rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
+	check tasks.fire_record_one_section "$(sections "$run"); $(grep -E '^ +(comm=|drgn.s decode|DISAGREE)' <<<"$rec" | tr -s ' \n' ' ')" \
+		test "$(sections "$run")" = "1 Cause, 1 Fire record" -a "$(grep -cx '   comm=bpk-demo' <<<"$rec")" = 1 -a \
+		"$(grep -c '^   drgn.s decode agrees, field by field' <<<"$rec")" = 1
 	check tasks.crash_count_said "$(grep -m1 'DISAGREE task count' "$run/report.txt" || echo 'not said')" \
 		grep -q "DISAGREE task count: crash says [0-9]*, drgn says $total" "$run/report.txt"
 	bpf=$(j "$run/report.json" "[(p['name'], p['attach']) for p in d['bpf']['programs']]")
 	check tasks.bpf_program "${bpf:-no BPF programs in report.json}" grep -qF '["syscall_errno", "raw_tp sys_exit"]' <<<"$bpf"
 	files=$(j "$run/report.json" "[f['path'] for p in d['processes'] if p['comm'] == 'bpk-demo' for f in p['files']]")
 	check tasks.open_files "bpk-demo: $files" grep -qF '"/tmp/bpk-demo"' <<<"$files"
-	# make drgn: the helpers answer from the same vmcore (lines on stdin)
+	# bpk drgn: the helpers answer from the same vmcore (lines on stdin),
+	# drgn-shell.py run as bpk runs it
 	printf '%s\n' 'print("fire", fire()["comm"], fire()["action"])' \
 		'print("D", [t.comm.string_().decode() for t in tasks(state="D")])' 'bt(tasks(comm="bpk-dstate")[0])' |
-		make -s drgn RUN="$run" >"$out/drgn-shell.out" 2>"$out/drgn-shell.err" || true
+		"$py" -i analysis/drgn-shell.py --vmcore "$run/vmcore" --vmlinux "$(record_field "$run" guest.vmlinux)" \
+			>"$out/drgn-shell.out" 2>"$out/drgn-shell.err" || true
 	check drgn_shell.fire "$(grep -m1 "^fire " "$out/drgn-shell.out" || tail -1 "$out/drgn-shell.err")" \
 		grep -qx 'fire bpk-demo bpf_panic' "$out/drgn-shell.out"
 	check drgn_shell.tasks_D "$(grep -m1 '^D ' "$out/drgn-shell.out" || echo none)" grep -qx "D \['bpk-dstate'\]" "$out/drgn-shell.out"
@@ -114,7 +155,8 @@ if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 else
 	pass hung.run "$run"
 	check hung.action "$(j "$run/report.json" "d['fire']['fields']['action'], d['panic']['message']")" \
-		test "$(j "$run/report.json" "[d['fire']['fields']['action'], d['panic']['message'], d['panic']['cause']]")" = '["crash_kexec", null, "trigger"]'
+		test "$(j "$run/report.json" "[d['fire']['fields']['action'], d['panic']['message'], d['cause']['dump']]")" = '["crash_kexec", null, "trigger"]'
+	cause_checks hung "$run" trigger
 fi
 
 # --- an oops, no trigger
@@ -123,14 +165,26 @@ if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail oops.run "exit $rc: $(grep -m1 'error:' "$out/oops.out" || tail -1 "$out/oops.out")"
 else
 	pass oops.run "$run"
-	check oops.cause "$(j "$run/report.json" "[d['panic']['cause'], d['panic']['cause_from'], d['fire']['record']]")" \
-		test "$(j "$run/report.json" "[d['panic']['cause'], d['fire']['record'], d['panic']['task']['comm']]")" = '["oops", false, "workload"]'
+	check oops.cause "$(j "$run/report.json" "[d['cause']['dump'], d['cause']['dump_from'], d['fire']['record']]")" \
+		test "$(j "$run/report.json" "[d['cause']['dump'], d['fire']['record'], d['panic']['task']['comm']]")" = '["oops", false, "workload"]'
+	cause_checks oops "$run" oops
 	# oops_end() goes to crash_kexec() before panic(): no panic message;
 	# crash's PANIC is the Oops line, which drgn's oops lines must hold
 	check oops.lines "$(j "$run/report.json" "[d['panic']['message'], d['panic']['oops']]")" \
 		test "$(j "$run/report.json" "[d['panic']['message'], d['panic']['oops'][0], any(l.startswith('Oops: ') for l in d['panic']['oops'])]")" = '[null, "BUG: kernel NULL pointer dereference, address: 0000000000000000", true]'
 	check oops.crash_agrees "$(grep -m1 '^PANIC:' "$run/report.txt"); $(grep -c 'DISAGREE panic message' "$run/report.txt") panic message disagreement(s)" \
 		test "$(grep -c 'DISAGREE panic message' "$run/report.txt")" = 0 -a -n "$(grep -m1 '^PANIC: "Oops: ' "$run/report.txt")"
+fi
+
+# --- a sysrq crash, no trigger: the run and the dump both say sysrq
+run_one sysrq --trigger none --workload tests/analysis/sysrq.sh
+if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
+	fail sysrq.run "exit $rc: $(grep -m1 'error:' "$out/sysrq.out" || tail -1 "$out/sysrq.out")"
+else
+	pass sysrq.run "$run"
+	cause_checks sysrq "$run" sysrq
+	check sysrq.dump_from_panic_message "$(j "$run/report.json" "d['cause']['dump_from']")" \
+		test "$(j "$run/report.json" "d['cause']['dump_from']")" = '"panic message: Kernel panic - not syncing: sysrq triggered crash"'
 fi
 
 # --- a failed run: no crash kernel, nothing armed
@@ -151,49 +205,64 @@ if [[ -n ${tasks_run:-} && -s $tasks_run/vmcore ]]; then
 	# physical KASLR decides where the pages drgn needs sit in it.
 	cut=$out/cut/$(basename "$tasks_run")
 	mkdir -p "$cut"
-	cp "$tasks_run/run.meta" "$cut/"
-	swapped=$("$py" tests/analysis/swap-page.py "$tasks_run/vmcore" "$(sed -n 's/^vmlinux=//p' "$tasks_run/run.meta")" \
+	cp "$tasks_run/run.json" "$cut/"
+	swapped=$("$py" tests/analysis/swap-page.py "$tasks_run/vmcore" "$(record_field "$tasks_run" guest.vmlinux)" \
 		linux_banner "$cut/vmcore" 2>&1) || fail cut.swap_page "$swapped"
 	rc=0
-	analysis/report.sh "$cut" >"$out/cut.out" 2>&1 || rc=$?
+	analysis/report.py "$cut" >"$out/cut.out" 2>&1 || rc=$?
 	check cut.crash_failed_said "exit $rc: $(grep -m1 '^== crash part' "$cut/report.txt" 2>/dev/null || echo 'not said')" \
 		grep -q '^== crash part: FAILED: crash could not open' "$cut/report.txt"
-	check cut.drgn_part_kept "$(grep -m1 -A1 '^== Cause' "$cut/report.txt" | tr -s ' \n' ' ' || echo none)" \
+	check cut.drgn_part_kept "$(grep -m1 '^   panic message (drgn' "$cut/report.txt" || echo none)" \
 		grep -q '^   panic message (drgn, the dump.s log): Kernel panic - not syncing: bpf_panic trigger syscall_errno fired' "$cut/report.txt"
-	check cut.json "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['panic']['cause']]")" \
-		test "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['panic']['cause']]")" = '[false, true, "trigger"]'
+	check cut.json "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['cause']['dump']]")" \
+		test "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['cause']['dump']]")" = '[false, true, "trigger"]'
+	# drgn alone still decodes the fire record, in the one Fire record section
+	rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$cut/report.txt")
+	check cut.fire_record_drgn "$(sections "$cut"); $(grep -E '^ +(comm=|crash.s decode)' <<<"$rec" | tr -s ' \n' ' ')" \
+		test "$(sections "$cut")" = "1 Cause, 1 Fire record" -a "$(grep -cx '   comm=bpk-demo' <<<"$rec")" = 1 -a \
+		"$(grep -c "^   crash's decode: not available" <<<"$rec")" = 1
 	# drgn cannot: VMCOREINFO's KERNELOFFSET renamed (crash finds the KASLR
 	# offset itself with --kaslr=auto; drgn needs it)
 	noko=$out/noko/$(basename "$tasks_run")
 	mkdir -p "$noko"
-	cp "$tasks_run/run.meta" "$noko/"
+	cp "$tasks_run/run.json" "$noko/"
 	"$py" -c 'import sys
 b = open(sys.argv[1], "rb").read()
 n = b.count(b"\nKERNELOFFSET=")
 open(sys.argv[2], "wb").write(b.replace(b"\nKERNELOFFSET=", b"\nXERNELOFFSET="))
 sys.exit(n != 1)' "$tasks_run/vmcore" "$noko/vmcore" || fail noko.patch "KERNELOFFSET= not found once in the vmcore"
 	rc=0
-	analysis/report.sh "$noko" >"$out/noko.out" 2>&1 || rc=$?
+	analysis/report.py "$noko" >"$out/noko.out" 2>&1 || rc=$?
 	check noko.drgn_failed_said "exit $rc: $(grep -m1 '^== drgn part' "$noko/report.txt" 2>/dev/null || echo 'not said')" \
 		grep -q '^== drgn part: FAILED: drgn cannot open' "$noko/report.txt"
 	check noko.crash_part_kept "$(grep -m1 '^PANIC:' "$noko/report.txt" || echo 'no PANIC'); $(grep -m1 -E '^ +comm=' "$noko/report.txt" || echo 'no fire record')" \
 		grep -qx '   comm=bpk-demo' "$noko/report.txt"
 	check noko.crash_bt_kept "$(grep -m1 '^PID:' "$noko/report.txt" || echo 'no bt')" \
 		grep -q '^PID: .*COMMAND: "bpk-demo"' "$noko/report.txt"
-	check noko.json "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['panic']['cause']]")" \
-		test "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['panic']['cause']]")" = '[true, false, "crash", "trigger"]'
+	check noko.json "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['cause']['dump']]")" \
+		test "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['cause']['dump']]")" = '[true, false, "crash", "trigger"]'
 	# the two analyzers disagree on the kernel release (a crash whose sys
-	# says another RELEASE): both kept, the report says so
+	# says another RELEASE): both kept, the report says so. The same copy's
+	# record says the run-level cause was an unclassified panic: the dump
+	# says trigger, and that difference is a disagreement too.
 	rel=$out/rel/$(basename "$tasks_run")
 	mkdir -p "$rel" "$out/rel-crash"
-	cp "$tasks_run/run.meta" "$tasks_run/vmcore" "$rel/"
+	cp "$tasks_run/run.json" "$tasks_run/vmcore" "$rel/"
+	"$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["cause"] = {"run": "panic", "detail": "a record that says panic: tests/60-analysis.test.sh"}
+json.dump(d, open(sys.argv[1], "w"))' "$rel/run.json"
 	printf '#!/bin/bash\n# crash, its sys RELEASE changed: tests/60-analysis.test.sh\n/usr/bin/crash "$@" | sed -u "s/^\\( *RELEASE: \\).*/\\19.9.9-other/"\n' >"$out/rel-crash/crash"
 	chmod 755 "$out/rel-crash/crash"
-	PATH=$out/rel-crash:$PATH analysis/report.sh "$rel" >"$out/rel.out" 2>&1 || true
+	PATH=$out/rel-crash:$PATH analysis/report.py "$rel" >"$out/rel.out" 2>&1 || true
 	got=$(j "$rel/report.json" "[(x['crash'], x['drgn']) for x in d['disagreements'] if x['what'] == 'kernel release']" 2>/dev/null || echo 'no report.json')
 	want="[[\"9.9.9-other\", $(j "$tasks_run/report.json" "d['kernel']['release']")]]"
 	check release.disagreement_kept "$got (want $want); $(grep -m1 'kernel release' "$rel/report.txt" 2>/dev/null || echo 'not in report.txt')" \
 		test "$got" = "$want"
+	got=$(j "$rel/report.json" "[[x['run'], x['dump']] for x in d['disagreements'] if x['what'] == 'cause'], d['cause']['agree']" 2>/dev/null || echo 'no report.json')
+	check cause.disagreement_kept "$got; $(grep -m1 'DISAGREE cause' "$rel/report.txt" 2>/dev/null || echo 'not in report.txt')" \
+		test "$got" = '[[["panic", "trigger"]], false]' -a \
+		"$(grep -c '^   DISAGREE cause: the console says panic, the dump says trigger' "$rel/report.txt")" = 1
 else
 	fail cut.setup "no vmcore from the tasks run to cut"
 fi

@@ -4,8 +4,9 @@
 #  - the kdump image has our /init and none of dracut's shell init or udev;
 #    the capture kernel runs the capture step straight from it;
 #  - makedumpfile's errors and step times reach the console;
-#  - report.sh prints its first look (drgn) before the full report, with the
-#    cause run.meta names, and times it in report.json;
+#  - the report prints its first look (drgn) before the full report, with
+#    the cause the run's record (run.json) names and the dump's own, and
+#    times it in report.json;
 #  - bench/phases.py splits the run into phases, every one observed and not
 #    negative, which add up to the panic-to-power-off interval; it refuses a
 #    console without the markers it needs, naming the missing one.
@@ -55,15 +56,19 @@ packed=$(sed -n 's/.*initramfs \([0-9.]*\) packed.*/\1/p' "$run/guest.log" | hea
 check capture.image_packed_small "kdump image as loaded: ${packed:-not in guest.log} MiB (was 9.7 with dracut's init and udev); need ${need:-?} MiB" \
 	awk -v p="${packed:-99}" 'BEGIN { exit !(p > 0 && p < 5) }'
 
-# --- the first look, before the report, with run.meta's cause
+# --- the first look, before the report, with the record's cause
 first=$(grep -n -m1 '^== First look (drgn' "$out/run.out" | cut -d: -f1 || true)
 report=$(grep -n -m1 '^bpf-panic kdump report' "$out/run.out" | cut -d: -f1 || true)
 check report.first_look_before_report "first look at line ${first:-none}, report at line ${report:-none} of run.sh's output" \
 	test -n "$first" -a -n "$report" -a "${first:-0}" -lt "${report:-0}"
-cause=$(sed -n 's/^cause=//p' "$run/run.meta")
+cause=$(record_field "$run" cause.run || true)
 look_cause=$(sed -n 's/^   cause:  \([a-z]*\):.*/\1/p' "$out/run.out" | head -1)
-check report.first_look_cause "first look: ${look_cause:-none}; run.meta: ${cause:-none}" \
+check report.first_look_cause "first look: ${look_cause:-none}; run.json: ${cause:-none}" \
 	test -n "$cause" -a "$look_cause" = "$cause"
+# the dump's own cause, from drgn alone: the demo trigger's fire record
+look_dump=$(grep -m1 '^   dump:   ' "$out/run.out" || true)
+check report.first_look_dump_cause "${look_dump:-no dump: line in the first look}" \
+	grep -q '^   dump:   trigger: fire record: syscall_errno fired through bpf_panic$' <<<"$look_dump"
 check_has report.first_look_fire "$(grep -m1 '^   fire:   ' "$out/run.out" || true)" 'trigger=syscall_errno'
 read -r fl rs < <("$py" -c 'import json, sys; t = json.load(open(sys.argv[1]))["timings"]; print(t.get("first_look_s", -1), t.get("report_s", -1))' "$run/report.json" || echo "-1 -1")
 check report.first_look_timed "report.json: first_look_s=$fl report_s=$rs" \

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Every report.json the test run made (all tests' runs under
 # build/test-out, 99 runs last): each validates against
-# analysis/report.schema.json; the run kinds bpf_panic, crash_kexec, oops,
-# warning and failed are among them; and on every run whose trigger fired, the fire
+# analysis/report.schema.json (the run record in it against
+# run.schema.json); the run kinds bpf_panic, crash_kexec, oops, warning,
+# sysrq and failed are among them; on every run whose trigger fired, the fire
 # record drgn decoded equals crash's, field by field, with neither side
-# missing where both analyzers opened the dump (issue 10).
+# missing where both analyzers opened the dump; every report's cause
+# comparison is consistent (agree exactly when the run's and the dump's
+# causes are the same word, a disagreement listed exactly when not); and
+# every report.txt has one Cause and one Fire record section.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,12 +30,12 @@ for p in sys.argv[1:]:
     d = json.load(open(p))
     f = d["fire"]["fields"] or {}
     kinds.add("failed" if d["run"]["status"] == "failed" else
-              f.get("action") if d["panic"] and d["panic"]["cause"] == "trigger" and f else
-              (d["panic"] or {}).get("cause", "?"))
+              f.get("action") if d["cause"]["dump"] == "trigger" and f else
+              d["cause"]["dump"] or "?")
 print(" ".join(sorted(str(k) for k in kinds)))' "${reports[@]}")
 	check json.validates "${#reports[@]} report.json, kinds: $kinds; $(grep -c '^invalid' "$out/check.txt") invalid $(grep -m1 -v '^ok ' "$out/check.txt" || true)" \
 		test "$rc" = 0 -a "$(grep -c '^ok ' "$out/check.txt")" = "${#reports[@]}"
-	for k in bpf_panic crash_kexec oops warning failed; do
+	for k in bpf_panic crash_kexec oops warning sysrq failed; do
 		check "json.kind_$k" "kinds validated: $kinds" grep -qw "$k" <<<"$kinds"
 	done
 	# the fire record, field by field, on every run where a trigger fired
@@ -39,5 +43,35 @@ print(" ".join(sorted(str(k) for k in kinds)))' "${reports[@]}")
 	compared=$(tail -1 "$out/fire-compare.txt")
 	check json.fire_crash_equals_drgn "$compared $(grep -m1 '^DIFF' "$out/fire-compare.txt" || true)" \
 		grep -qE '^[1-9][0-9]* fired records compared, 0 differ ' <<<"$compared"
+	# the cause: compared in every report that read the dump, agreeing
+	# exactly when the two words are the same, listed when they are not
+	"$py" -c 'import json, sys
+n = bad = 0
+for p in sys.argv[1:]:
+    doc = json.load(open(p))
+    c = doc["cause"]
+    listed = [x for x in doc["disagreements"] if x["what"] == "cause"]
+    if c["dump"] is None:
+        ok = c["agree"] is None and not listed
+    else:
+        n += 1
+        ok = c["agree"] == (c["run"] == c["dump"]) and len(listed) == (0 if c["agree"] else 1) and \
+            all((x["run"], x["dump"]) == (c["run"], c["dump"]) for x in listed)
+    if not ok:
+        bad += 1
+        print(f"BAD {p}: cause {c}, listed {listed}")
+print(f"{n} causes compared, {bad} inconsistent")' "${reports[@]}" >"$out/causes.txt"
+	compared=$(tail -1 "$out/causes.txt")
+	check json.cause_compared "$compared $(grep -m1 '^BAD' "$out/causes.txt" || true)" \
+		grep -qE '^[1-9][0-9]* causes compared, 0 inconsistent$' <<<"$compared"
+	# report.txt next to each report.json: one Cause, one Fire record
+	wrong=$(for r in "${reports[@]}"; do
+		t=${r%.json}.txt
+		[[ -e $t ]] || continue
+		n=$(grep -c -e '^== Cause' -e '^== Fire record' "$t" || true)
+		[[ $n == 2 && $(grep -c '^== Cause' "$t") == 1 ]] || echo "$t: $n"
+	done)
+	texts=$(for r in "${reports[@]}"; do [[ ! -e ${r%.json}.txt ]] || echo x; done | wc -l)
+	check json.one_cause_one_fire_section "$texts report.txt; wrong: ${wrong:-none}" test "$texts" -gt 0 -a -z "$wrong"
 fi
 

@@ -45,16 +45,19 @@ one_line() {
 	fi
 }
 
-# boot_job INITRD JOB TIMEOUT [QEMU-RUN ARGS...]: boot our kernel with INITRD
-# under appliance/qemu-run.sh and run its job JOB (bpk.job=), the serial
-# console in $out/console.log and the job's output (virtio port "results")
-# in $out/results.txt. Returns qemu-run's exit status.
+# bpk, as built by make; the tests' runs use the build make test made
+# shellcheck disable=SC2034 # used by the test scripts that source this
+bpk=$build/bpk/bpk
+export BPK_NO_BUILD=1
+
+# boot_job INITRD JOB TIMEOUT [BPK-BOOT ARGS...]: boot our kernel with INITRD
+# under bpk boot and run its job JOB (bpk.job=), the serial console in
+# $out/console.log and the job's output (virtio port "results") in
+# $out/results.txt. Returns bpk boot's exit status (QEMU's).
 boot_job() {
 	local initrd=$1 job=$2 timeout=$3
 	shift 3
-	"$top/appliance/qemu-run.sh" --kernel "$kernel/bzImage" --initrd "$initrd" \
-		--append "bpk.job=$job" --timeout "$timeout" \
-		--console "$out/console.log" --port "results=$out/results.txt" "$@"
+	"$bpk" boot --initrd "$initrd" --append "bpk.job=$job" --timeout "$timeout" --out "$out" "$@"
 }
 
 # fresh_out: an empty output directory for this test script
@@ -133,14 +136,52 @@ listing() { find "$1" -mindepth 1 -printf '%P\n' 2>/dev/null | sort | tr '\n' ' 
 # guest job's state line in the results port)
 armed() { grep -qs '^BPK-STATE armed' "$1"/.staging-*/results.txt; }
 
-# qemu_on CONSOLE: the pids of QEMU processes writing that console file
-# (a run's console path is unique: this never finds anybody else's QEMU).
+# qemu_on DIR: the pids of QEMU processes whose guest writes under DIR (a
+# run's staging dir, a runs dir, bpk boot's --out dir: bpk names it in
+# QEMU's -name guest=bpk:DIR; a console.log path stands for its dir)
 qemu_on() {
-	pgrep -f -- "-serial file:$1" || true
+	local d=${1%/console.log}
+	[[ -n $d ]] || { echo "qemu_on: no directory given" >&2; return 1; }
+	pgrep -f -- "guest=bpk:$d" || true
 }
 
 # filed_runs RUNS: the run directories filed under RUNS, oldest first
 # (nothing, and no error, when RUNS does not exist).
 filed_runs() {
 	{ find "$1" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*.unfiled' 2>/dev/null || true; } | sort
+}
+
+# record_field RUN PATH: the value at the dotted PATH ("status",
+# "cause.run", "dump.state", "guest.vmlinux") of RUN's record, RUN/run.json,
+# read by the analysis's one reader of it (analysis/bpk_record.py): a string
+# as it is, a number or boolean as JSON writes it, null or an absent field
+# as nothing. Fails with one line on stderr when the record is missing or
+# unreadable.
+record_field() {
+	/usr/bin/python3 "$top/analysis/bpk_record.py" "$1" "$2"
+}
+
+# check_field NAME RUN PATH WANT: PASS if RUN's record has WANT at PATH
+# (record_field); the observed value is the detail, and a missing record
+# or field fails.
+check_field() {
+	local name=$1 run=$2 path=$3 want=$4 got rc=0
+	got=$(record_field "$run" "$path" 2>&1) || rc=$?
+	if ((rc == 0)) && [[ -n $got && $got == "$want" ]]; then
+		pass "$name" "$path=$got"
+	else
+		fail "$name" "$path=${got:-nothing} (want $want)"
+	fi
+}
+
+# check_field_match NAME RUN PATH REGEX: the same, the value matching the
+# extended REGEX
+check_field_match() {
+	local name=$1 run=$2 path=$3 re=$4 got rc=0
+	got=$(record_field "$run" "$path" 2>&1) || rc=$?
+	if ((rc == 0)) && [[ -n $got ]] && grep -qE -- "$re" <<<"$got"; then
+		pass "$name" "$path=$got"
+	else
+		fail "$name" "$path=${got:-nothing} (want a match of $re)"
+	fi
 }
