@@ -62,7 +62,9 @@ int do_boot(int argc, char **argv)
 			const char *v;
 
 			if (i + 1 >= argc)
-				usage_error("%s needs a value (bpk boot --help)", a);
+				usage_error(
+					"%s needs a value (bpk boot --help)",
+					a);
 			v = argv[++i];
 			if (!strcmp(a, "--kernel"))
 				kernel = v;
@@ -76,34 +78,41 @@ int do_boot(int argc, char **argv)
 				accel = v;
 			else if (!strcmp(a, "--mem")) {
 				if (parse_size(v) < 0)
-					usage_error("--mem '%s' is not a size like 512M or 1G",
-						    v);
+					usage_error(
+						"--mem '%s' is not a size like 512M or 1G",
+						v);
 				mem = v;
 			} else if (!strcmp(a, "--smp")) {
 				smp = (int)parse_num(v, 1, 1024);
 				if (smp < 1)
-					usage_error("--smp '%s' is not a positive number",
-						    v);
+					usage_error(
+						"--smp '%s' is not a positive number",
+						v);
 			} else if (!strcmp(a, "--timeout")) {
 				timeout = (int)parse_num(v, 1, 1 << 30);
 				if (timeout < 1)
-					usage_error("--timeout '%s' is not a positive number of seconds",
-						    v);
+					usage_error(
+						"--timeout '%s' is not a positive number of seconds",
+						v);
 			} else {
-				usage_error("boot: unknown argument '%s' (bpk boot --help)",
-					    a);
+				usage_error(
+					"boot: unknown argument '%s' (bpk boot --help)",
+					a);
 			}
 		} else {
-			usage_error("boot: unknown argument '%s' (bpk boot --help)",
-				    a);
+			usage_error(
+				"boot: unknown argument '%s' (bpk boot --help)",
+				a);
 		}
 	}
-	if (strcmp(accel, "auto") && strcmp(accel, "tcg") && strcmp(accel, "kvm"))
+	if (strcmp(accel, "auto") && strcmp(accel, "tcg") &&
+	    strcmp(accel, "kvm"))
 		usage_error("--accel '%s' must be auto, tcg or kvm", accel);
 	kernel_resolve(kernel, &k);
 	if (!file_exists(k.image))
 		usage_error("%s: kernel image not found (make %s)", k.image,
-			    !strcmp(kernel, "ours") ? "kernel" : "debian-kernel");
+			    !strcmp(kernel, "ours") ? "kernel" :
+						      "debian-kernel");
 	if (probe) {
 		printf("%s\n", qemu_accel("auto", k.image));
 		return 0;
@@ -120,10 +129,10 @@ int do_boot(int argc, char **argv)
 		usage_error("cannot create %s: %m", out);
 	/* the files of an earlier boot into the same dir are replaced */
 	{
-		static const char *const names[] = { "console.log", "results.txt",
-						     "dmesg.txt",   "dump.flat",
-						     "status.txt",  "qemu.log",
-						     NULL };
+		static const char *const names[] = {
+			"console.log", "results.txt", "dmesg.txt", "dump.flat",
+			"status.txt",  "qemu.log",    NULL
+		};
 
 		for (int i = 0; names[i]; i++) {
 			char *p = path_join(out, names[i]);

@@ -129,73 +129,86 @@ static void parse(struct campaign *c, int argc, char **argv)
 			c->fresh = true;
 		} else if (!strcmp(a, "--")) {
 			if (i + 1 >= argc)
-				usage_error("-- needs a command to run as the workload");
+				usage_error(
+					"-- needs a command to run as the workload");
 			for (int j = i + 1; j < argc; j++)
 				strv_add(&c->command, argv[j]);
 			break;
 		} else if (a[0] == '-') {
 			static const char *const with_value[] = {
-				"--attempts", "--jobs", "--workload", "--runs",
-				"--timeout",  "--mem",	"--repeat",   "--sshlogin",
-				NULL
+				"--attempts", "--jobs",	    "--workload",
+				"--runs",     "--timeout",  "--mem",
+				"--repeat",   "--sshlogin", NULL
 			};
 			bool known = false;
 
 			for (int k = 0; with_value[k]; k++)
 				known |= !strcmp(a, with_value[k]);
 			if (!known)
-				usage_error("campaign: unknown option '%s' (bpk campaign --help)",
-					    a);
+				usage_error(
+					"campaign: unknown option '%s' (bpk campaign --help)",
+					a);
 			if (i + 1 >= argc)
-				usage_error("%s needs a value (bpk campaign --help)",
-					    a);
+				usage_error(
+					"%s needs a value (bpk campaign --help)",
+					a);
 			v = argv[++i];
 			if (!strcmp(a, "--attempts")) {
-				c->attempts = (int)parse_num(v, 1, MAX_ATTEMPTS);
+				c->attempts =
+					(int)parse_num(v, 1, MAX_ATTEMPTS);
 				if (c->attempts < 1)
-					usage_error("--attempts '%s' is not a number from 1 to %d",
-						    v, MAX_ATTEMPTS);
+					usage_error(
+						"--attempts '%s' is not a number from 1 to %d",
+						v, MAX_ATTEMPTS);
 			} else if (!strcmp(a, "--jobs")) {
 				c->jobs = (int)parse_num(v, 1, MAX_JOBS);
 				if (c->jobs < 1)
-					usage_error("--jobs '%s' is not a number from 1 to %d",
-						    v, MAX_JOBS);
+					usage_error(
+						"--jobs '%s' is not a number from 1 to %d",
+						v, MAX_JOBS);
 			} else if (!strcmp(a, "--workload")) {
 				c->workload = xstrdup(v);
 			} else if (!strcmp(a, "--runs")) {
 				if (!*v || has_control(v))
-					usage_error("--runs needs a directory (one line)");
+					usage_error(
+						"--runs needs a directory (one line)");
 				free(paths.runs);
 				paths.runs = xstrdup(v);
 			} else if (!strcmp(a, "--timeout")) {
 				c->timeout = (int)parse_num(v, 1, 1 << 30);
 				if (c->timeout < 1)
-					usage_error("--timeout '%s' is not a positive number of seconds",
-						    v);
+					usage_error(
+						"--timeout '%s' is not a positive number of seconds",
+						v);
 			} else if (!strcmp(a, "--mem")) {
 				if (parse_size(v) < 0)
-					usage_error("--mem '%s' is not a size like 512M or 1G",
-						    v);
+					usage_error(
+						"--mem '%s' is not a size like 512M or 1G",
+						v);
 				c->mem = v;
 			} else if (!strcmp(a, "--repeat")) {
 				c->repeat = (int)parse_num(v, 0, 1 << 30);
 				if (c->repeat < 0)
-					usage_error("--repeat '%s' is not a number",
-						    v);
+					usage_error(
+						"--repeat '%s' is not a number",
+						v);
 			} else {
 				if (has_control(v))
-					usage_error("--sshlogin: a control character");
+					usage_error(
+						"--sshlogin: a control character");
 				c->sshlogin = v;
 			}
 		} else if (strchr(a, '=')) {
 			if (!c->trigger)
-				usage_error("'%s': the trigger's name comes first (bpk campaign --help)",
-					    a);
+				usage_error(
+					"'%s': the trigger's name comes first (bpk campaign --help)",
+					a);
 			strv_add(&c->targs, a);
 		} else {
 			if (c->trigger)
-				usage_error("'%s': one trigger only, then its k=v arguments (bpk campaign --help)",
-					    a);
+				usage_error(
+					"'%s': one trigger only, then its k=v arguments (bpk campaign --help)",
+					a);
 			c->trigger = a;
 		}
 	}
@@ -242,7 +255,8 @@ static void validate(struct campaign *c)
 		char *abs;
 
 		if (has_control(c->workload))
-			usage_error("--workload: a control character in the path");
+			usage_error(
+				"--workload: a control character in the path");
 		if (!file_exists(c->workload) || access(c->workload, R_OK))
 			usage_error("%s: workload not found or not readable",
 				    c->workload);
@@ -252,11 +266,13 @@ static void validate(struct campaign *c)
 	}
 	if (!is_executable("/usr/bin/parallel") &&
 	    proc_wait_quiet((const char *[]){ "parallel", "--version", NULL }))
-		usage_error("GNU parallel not found: install Debian package parallel (make deps)");
+		usage_error(
+			"GNU parallel not found: install Debian package parallel (make deps)");
 	if (c->sshlogin && strcmp(c->sshlogin, ":") &&
 	    proc_wait_quiet((const char *[]){ "rsync", "--version", NULL }))
-		usage_error("--sshlogin %s: GNU parallel brings files back with rsync: install Debian package rsync",
-			    c->sshlogin);
+		usage_error(
+			"--sshlogin %s: GNU parallel brings files back with rsync: install Debian package rsync",
+			c->sshlogin);
 	run_opts_init(&o);
 	kernel_resolve("ours", &k);
 	{
@@ -311,14 +327,16 @@ static void choose_mode(struct campaign *c)
 	}
 	if (c->command.n) {
 		c->fresh = true;
-		c->fresh_why = xstrdup("the workload is a command line: it runs in the host's user space over 9p, and QEMU cannot migrate a guest with a 9p share");
+		c->fresh_why = xstrdup(
+			"the workload is a command line: it runs in the host's user space over 9p, and QEMU cannot migrate a guest with a 9p share");
 		return;
 	}
 	why = hostfs_needed(c->workload);
 	if (why) {
 		c->fresh = true;
-		c->fresh_why = xasprintf("the workload is %s: it runs from the host's /usr over 9p, and QEMU cannot migrate a guest with a 9p share",
-					 why);
+		c->fresh_why = xasprintf(
+			"the workload is %s: it runs from the host's /usr over 9p, and QEMU cannot migrate a guest with a 9p share",
+			why);
 		free(why);
 		return;
 	}
@@ -329,15 +347,16 @@ static void choose_mode(struct campaign *c)
 	req.trigger = c->trigger;
 	req.args = args_text(&c->targs);
 	camp_log(c, "the armed snapshot (%s, %s %s) ...", c->mem, c->trigger,
-	     req.args);
+		 req.args);
 	if (!snapshot_get(&req, &c->snapshot, err, sizeof(err))) {
 		c->armed = true;
 		return;
 	}
 	free(c->snapshot);
 	c->not_armed_why = xstrdup(err);
-	camp_log(c, "no armed snapshot (%s): one that arms after each restore ...",
-	     err);
+	camp_log(c,
+		 "no armed snapshot (%s): one that arms after each restore ...",
+		 err);
 	req.trigger = NULL;
 	req.args = NULL;
 	if (!snapshot_get(&req, &c->snapshot, err, sizeof(err)))
@@ -477,15 +496,18 @@ static int supervise(struct campaign *c, const struct strv *argv,
 			} else if (evs[i].data.u32 == 1) {
 				struct signalfd_siginfo si;
 
-				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				while (read(sfd, &si, sizeof(si)) ==
+				       sizeof(si)) {
 					if (c->signum)
 						continue;
 					c->signum = (int)si.ssi_signo;
 					snprintf(c->signame, sizeof(c->signame),
 						 "SIG%s",
 						 sigabbrev_np(c->signum));
-					camp_log(c, "interrupted by %s: stopping every attempt",
-					     c->signame);
+					camp_log(
+						c,
+						"interrupted by %s: stopping every attempt",
+						c->signame);
 					stop_all(c);
 				}
 			} else {
@@ -553,7 +575,8 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 
 	if (!f)
 		die("%s: %s", tsv, strerror(errno));
-	fprintf(f, "attempt\thost\tmode\tstart\tend\tseconds\tto_armed_s\toutcome\tcause\trun\treason\n");
+	fprintf(f,
+		"attempt\thost\tmode\tstart\tend\tseconds\tto_armed_s\toutcome\tcause\trun\treason\n");
 	for (int n = 1; n <= c->attempts; n++) {
 		char *adir = xasprintf("%s/attempts/%d", c->dir, n);
 		char *rec = path_join(adir, "attempt.json"), armed[32];
@@ -568,7 +591,8 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 		k->made++;
 		j = json_load_file(rec, 0, NULL);
 		if (!j) {
-			fprintf(f, "%d\t\t%s\t\t\t\t\tstopped\t\t\tended without a record (killed)\n",
+			fprintf(f,
+				"%d\t\t%s\t\t\t\t\tstopped\t\t\tended without a record (killed)\n",
 				n, c->fresh ? "fresh" : "snapshot");
 			k->stopped++;
 			free(adir);
@@ -715,7 +739,7 @@ int do_campaign(int argc, char **argv)
 		camp_log(&c, "fresh boots, no snapshot: %s", c.fresh_why);
 	else
 		camp_log(&c, "snapshot: %s (armed: %s)", c.snapshot,
-		     c.armed ? "yes" : "no");
+			 c.armed ? "yes" : "no");
 
 	numbers = path_join(c.dir, "attempt-numbers");
 	nf = fopen(numbers, "w");
@@ -784,21 +808,25 @@ int do_campaign(int argc, char **argv)
 			strv_add(&pa, c.command.v[i]);
 	}
 	camp_log(&c, "%d attempt(s), %d at a time (%s): trigger %s, in %s",
-	     c.attempts, c.jobs, c.fresh ? "fresh" : "snapshot", c.trigger,
-	     c.dir);
+		 c.attempts, c.jobs, c.fresh ? "fresh" : "snapshot", c.trigger,
+		 c.dir);
 	c.t_start = now_ms();
 	prc = supervise(&c, &pa, numbers);
 	wall = now_ms() - c.t_start;
 	unlink(numbers);
 	tabulate(&c, &k);
 	write_summary(&c, &k, wall, prc);
-	camp_log(&c, "%d attempt(s): %d fired, %d ran out, %d failed, %d stopped, in %s",
-	     k.made, k.fired, k.ran_out, k.failed, k.stopped,
-	     fmt_ms(wall, el, sizeof(el)));
+	camp_log(
+		&c,
+		"%d attempt(s): %d fired, %d ran out, %d failed, %d stopped, in %s",
+		k.made, k.fired, k.ran_out, k.failed, k.stopped,
+		fmt_ms(wall, el, sizeof(el)));
 	(void)t0;
 	if (c.signum) {
-		camp_log(&c, "error: interrupted by %s: every guest stopped; attempts filed in %s/attempts.tsv",
-		     c.signame, c.dir);
+		camp_log(
+			&c,
+			"error: interrupted by %s: every guest stopped; attempts filed in %s/attempts.tsv",
+			c.signame, c.dir);
 		return 128 + c.signum;
 	}
 	if (!k.first) {
@@ -807,13 +835,16 @@ int do_campaign(int argc, char **argv)
 	}
 	camp_log(&c, "first fire: attempt %d: %s", k.first, k.first_run);
 	if (k.fired > 1)
-		camp_log(&c, "%d more attempt(s) fired while being stopped: filed too (attempts.tsv)",
-		     k.fired - 1);
+		camp_log(
+			&c,
+			"%d more attempt(s) fired while being stopped: filed too (attempts.tsv)",
+			k.fired - 1);
 	{
 		char *rj = path_join(k.first_run, "report.json");
 
 		if (!file_exists(rj)) {
-			camp_log(&c, "error: %s has no report.json", k.first_run);
+			camp_log(&c, "error: %s has no report.json",
+				 k.first_run);
 			return 1;
 		}
 		free(rj);

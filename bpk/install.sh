@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make install / make uninstall for bpk (issue 12).
+# make install / make uninstall for bpk.
 #
 #   install.sh install ROOT MAN-PAGE TOP BUILD CACHE RUNS
 #   install.sh uninstall ROOT
@@ -77,7 +77,7 @@ install)
 	fi
 	files=() made_dirs=()
 	version=$(git -C "$top" describe --tags --always --dirty 2>/dev/null) || version=unknown
-	put 0755 "$top/bpk/bpk" "$root/bin/bpk"
+	put 0755 "$build/bpk/bpk" "$root/bin/bpk"
 	put 0644 "$man" "$root/share/man/man1/bpk.1"
 	put 0644 "$top/bpk/bpk.bash-completion" "$root/share/bash-completion/completions/bpk"
 	conf=$(mktemp)

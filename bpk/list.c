@@ -217,8 +217,9 @@ int do_check(int argc, char **argv)
 				usage_error("--kernel must be ours or debian");
 			flavor = argv[++i];
 		} else {
-			usage_error("check: unknown argument '%s' (bpk check --help)",
-				    argv[i]);
+			usage_error(
+				"check: unknown argument '%s' (bpk check --help)",
+				argv[i]);
 		}
 	}
 	kernel_resolve(flavor, &k);
@@ -228,13 +229,12 @@ int do_check(int argc, char **argv)
 		    paths.top);
 	btf = btf__parse(k.vmlinux, NULL);
 	if (!btf)
-		die("%s: no BTF could be read: %s", k.vmlinux,
-		    strerror(errno));
+		die("%s: no BTF could be read: %s", k.vmlinux, strerror(errno));
 	helper = panic_helper_id(btf);
 	kfunc = btf__find_by_name_kind(btf, "crash_kexec", BTF_KIND_FUNC) >= 0;
 	btf__free(btf);
-	if (elf_has_symbol(k.vmlinux, "sysctl_destructive_bpf_enabled",
-			   &sysctl, err, sizeof(err)))
+	if (elf_has_symbol(k.vmlinux, "sysctl_destructive_bpf_enabled", &sysctl,
+			   err, sizeof(err)))
 		die("%s", err);
 	if (helper >= 0)
 		item(&items[n++], "bpf_panic() helper", true,
@@ -245,9 +245,9 @@ int do_check(int argc, char **argv)
 	item(&items[n++], "crash_kexec kfunc", kfunc, "%s",
 	     kfunc ? "in the kernel's BTF (tracing programs)" :
 		     "not in the kernel's BTF");
-	item(&items[n++], "kernel.destructive_bpf_enabled sysctl", sysctl,
-	     "%s", sysctl ? "sysctl_destructive_bpf_enabled" :
-			    "no sysctl_destructive_bpf_enabled symbol");
+	item(&items[n++], "kernel.destructive_bpf_enabled sysctl", sysctl, "%s",
+	     sysctl ? "sysctl_destructive_bpf_enabled" :
+		      "no sysctl_destructive_bpf_enabled symbol");
 	config = read_file(k.config, 1 << 24, NULL);
 	for (int i = 0; opts[i]; i++) {
 		bool y = config_yes(config, opts[i], say, sizeof(say));

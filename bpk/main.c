@@ -26,9 +26,14 @@ struct cmd {
 	bool hidden; /* in bpk(1), not in the short list */
 };
 
-#define VERB(n, f, a, s) { .name = n, .func = f, .args = a, .summary = s }
-#define HIDDEN(n, f, a, s) \
-	{ .name = n, .func = f, .args = a, .summary = s, .hidden = true }
+#define VERB(n, f, a, s)                                      \
+	{                                                     \
+		.name = n, .func = f, .args = a, .summary = s \
+	}
+#define HIDDEN(n, f, a, s)                                                    \
+	{                                                                     \
+		.name = n, .func = f, .args = a, .summary = s, .hidden = true \
+	}
 
 static int do_help(int argc, char **argv);
 
@@ -44,7 +49,8 @@ static const struct cmd cmds[] = {
 	VERB("runs", do_runs, "", "a table of the filed runs"),
 	VERB("show", do_show, "RUN [--json|--record|--field PATH]",
 	     "a run's report, record or one field"),
-	VERB("crash", do_crash, "[RUN]", "the report, then crash on the vmcore"),
+	VERB("crash", do_crash, "[RUN]",
+	     "the report, then crash on the vmcore"),
 	VERB("drgn", do_drgn, "[RUN]", "drgn on the vmcore, with our helpers"),
 	VERB("campaign", do_campaign, "TRIGGER [k=v ...] --attempts N --jobs J",
 	     "many attempts for a flaky bug"),

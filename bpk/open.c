@@ -111,8 +111,9 @@ int do_crash(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--no-report")) {
 			show_report = false;
 		} else if (argv[i][0] == '-') {
-			usage_error("crash: unknown option '%s' (bpk crash --help)",
-				    argv[i]);
+			usage_error(
+				"crash: unknown option '%s' (bpk crash --help)",
+				argv[i]);
 		} else if (want) {
 			usage_error("crash: one RUN at a time");
 		} else {
@@ -125,7 +126,9 @@ int do_crash(int argc, char **argv)
 	if (!file_exists(report)) {
 		char *script = path_join(paths.top, "analysis/report.py");
 		const char *pargv[] = { "/usr/bin/python3", script, dir, NULL };
-		struct spawn s = { .argv = pargv, .in = -1, .out = -1, .err = 2 };
+		struct spawn s = {
+			.argv = pargv, .in = -1, .out = -1, .err = 2
+		};
 
 		if (proc_wait(proc_spawn(&s)))
 			p_info("the report of %s is incomplete (the error above); crash itself may still read the vmcore",
@@ -165,8 +168,9 @@ int do_drgn(int argc, char **argv)
 			usage_drgn();
 			return 0;
 		} else if (argv[i][0] == '-') {
-			usage_error("drgn: unknown option '%s' (bpk drgn --help)",
-				    argv[i]);
+			usage_error(
+				"drgn: unknown option '%s' (bpk drgn --help)",
+				argv[i]);
 		} else if (want) {
 			usage_error("drgn: one RUN at a time");
 		} else {

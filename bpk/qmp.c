@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,76 @@ int qmp_exec(struct qmp *q, const char *cmd, const char *args, json_t **ret,
 		if (ret) {
 			*ret = json_object_get(j, "return");
 			json_incref(*ret);
+		}
+		json_decref(j);
+		return 0;
+	}
+}
+
+int qmp_send_fd(struct qmp *q, const char *name, int fd, char *err,
+		size_t errlen)
+{
+	char *cmd = NULL, ctl[CMSG_SPACE(sizeof(int))];
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+	json_writer_t *w;
+	struct iovec iov;
+	struct msghdr msg = { 0 };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (!f || !(w = jw_new(f)))
+		die("out of memory");
+	jw_start_object(w);
+	jw_string_field(w, "execute", "getfd");
+	jw_name(w, "arguments");
+	jw_start_object(w);
+	jw_string_field(w, "fdname", name);
+	jw_end_object(w);
+	jw_end_object(w);
+	jw_destroy(&w);
+	fclose(f);
+	iov.iov_base = cmd;
+	iov.iov_len = len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	memset(ctl, 0, sizeof(ctl));
+	msg.msg_control = ctl;
+	msg.msg_controllen = sizeof(ctl);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	/* the command and its fd in one message: QEMU takes the fd with the
+	 * bytes it arrives with
+	 */
+	do {
+		n = sendmsg(q->fd, &msg, 0);
+	} while (n < 0 && errno == EINTR);
+	free(cmd);
+	if (n != (ssize_t)len) {
+		snprintf(err, errlen, "QMP getfd: %s",
+			 n < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	for (;;) {
+		json_t *j = qmp_read(q, err, errlen), *e;
+
+		if (!j)
+			return -1;
+		if (json_object_get(j, "event")) {
+			json_decref(j);
+			continue;
+		}
+		e = json_object_get(j, "error");
+		if (e) {
+			const char *d =
+				json_string_value(json_object_get(e, "desc"));
+
+			snprintf(err, errlen, "QMP getfd: %s", d ? d : "error");
+			json_decref(j);
+			return -1;
 		}
 		json_decref(j);
 		return 0;

@@ -26,4 +26,11 @@ int qmp_open(struct qmp *q, int fd, int pidfd, char *err, size_t errlen);
 int qmp_exec(struct qmp *q, const char *cmd, const char *args, json_t **ret,
 	     char *err, size_t errlen);
 
+/* Hand QEMU the file descriptor @fd under @name (QMP getfd, the fd sent
+ * with SCM_RIGHTS): an outgoing migration writes to "fd:NAME". 0, or -1
+ * with @err.
+ */
+int qmp_send_fd(struct qmp *q, const char *name, int fd, char *err,
+		size_t errlen);
+
 #endif

@@ -49,7 +49,9 @@ void run_opts_init(struct run_opts *o)
 	o->kernel = "ours";
 	o->host_fs = HOSTFS_AUTO;
 	o->reservation_check = o->sysctl = o->panic_on_oops = true;
-	o->report = o->build = true;
+	o->report = true;
+	/* make test builds everything first: its runs need not ask make */
+	o->build = !getenv("BPK_NO_BUILD") || !*getenv("BPK_NO_BUILD");
 	o->accel = config_accel();
 	o->display = DISPLAY_PLAIN;
 }
@@ -853,8 +855,7 @@ static void on_stage(struct guest *g, enum stage s, const char *detail)
 		show_line(r, false);
 	else if (say && (r->o->display == DISPLAY_PLAIN ||
 			 r->o->display == DISPLAY_VERBOSE))
-		p_info("[%s] %s: %s",
-		       fmt_ms(now_ms() - r->t0, el, sizeof(el)),
+		p_info("[%s] %s: %s", fmt_ms(now_ms() - r->t0, el, sizeof(el)),
 		       stage_name(s), r->detail);
 }
 
@@ -1312,10 +1313,11 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 			 rec.status != RUN_SUCCESS ? rec.reason : "");
 	} else if (g->fired_seen) {
 		outcome = "stopped";
-		snprintf(why, sizeof(why),
-			 "it fired, then was stopped (%s) before the dump was whole: dump=%s (%s)",
-			 g->signum ? g->signame : "?",
-			 dump_state_name(rec.dump.state), rec.reason);
+		snprintf(
+			why, sizeof(why),
+			"it fired, then was stopped (%s) before the dump was whole: dump=%s (%s)",
+			g->signum ? g->signame : "?",
+			dump_state_name(rec.dump.state), rec.reason);
 	} else if (!strcmp(rec.console.last_state, STATE_NOT_FIRED)) {
 		outcome = "ran-out";
 		snprintf(why, sizeof(why),
@@ -1353,7 +1355,8 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 	jw_int_field(w, "start_ms", r->start_epoch_ms);
 	jw_string_field(w, "end", end_iso);
 	jw_int_field(w, "end_ms", end_ms);
-	jw_seconds_field(w, "seconds", (double)(end_ms - r->start_epoch_ms) / 1000);
+	jw_seconds_field(w, "seconds",
+			 (double)(end_ms - r->start_epoch_ms) / 1000);
 	if (r->armed_ms)
 		jw_seconds_field(w, "to_armed_s", ms_to_s(r->armed_ms - r->t0));
 	else
@@ -1373,8 +1376,9 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 	if (fclose(f) || rename(tmp, path))
 		p_err("%s: %s", path, strerror(errno));
 	fprintf(stderr, "campaign: attempt %d: %s after %.1fs: %s%s%s%s\n",
-		o->attempt, outcome, (double)(end_ms - r->start_epoch_ms) / 1000,
-		why, dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
+		o->attempt, outcome,
+		(double)(end_ms - r->start_epoch_ms) / 1000, why,
+		dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
 out:
 	if (r->campaign_events) {
 		fprintf(r->campaign_events, "end %d %d\n", o->attempt,

@@ -47,7 +47,8 @@ int run_ids(const char *runs, char ***ids)
 		if (is_dir(p)) {
 			if (n == cap) {
 				cap = cap ? 2 * cap : 64;
-				*ids = xrealloc(*ids, (size_t)cap * sizeof(char *));
+				*ids = xrealloc(*ids,
+						(size_t)cap * sizeof(char *));
 			}
 			(*ids)[n++] = xstrdup(de->d_name);
 		}
@@ -107,8 +108,9 @@ char *run_resolve(const char *want)
 		usage_error("RUN '%s' matches no run under %s (bpk runs)", want,
 			    paths.runs);
 	if (matches > 1)
-		usage_error("RUN '%s' matches %d runs (%s, %s%s): give more of the id",
-			    want, matches, m[0], m[1], matches > 2 ? ", ..." : "");
+		usage_error(
+			"RUN '%s' matches %d runs (%s, %s%s): give more of the id",
+			want, matches, m[0], m[1], matches > 2 ? ", ..." : "");
 	found = path_join(paths.runs, m[0]);
 	free_ids(ids, n);
 	return found;
@@ -171,8 +173,8 @@ int do_runs(int argc, char **argv)
 	int n;
 	struct row *rows;
 	size_t w[6] = { 0 };
-	static const char *const head[6] = { "ID",     "TRIGGER", "STATUS",
-					     "CAUSE",  "VMCORE",  "FIRE" };
+	static const char *const head[6] = { "ID",    "TRIGGER", "STATUS",
+					     "CAUSE", "VMCORE",	 "FIRE" };
 
 	if (argc && (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
 		usage_runs();
@@ -233,8 +235,8 @@ int do_runs(int argc, char **argv)
 			row->cols[1] = xstrdup(ok ? r.trigger.name : "?");
 			row->cols[2] = xstrdup(ok ? run_status_name(r.status) :
 						    "unreadable");
-			row->cols[3] = xstrdup(ok ? cause_name(r.cause.run) :
-						    "-");
+			row->cols[3] =
+				xstrdup(ok ? cause_name(r.cause.run) : "-");
 			row->cols[4] = xstrdup(size);
 			row->cols[5] = xstrdup(fire);
 		}
@@ -328,11 +330,13 @@ int do_show(int argc, char **argv)
 			record = true;
 		} else if (!strcmp(argv[i], "--field")) {
 			if (i + 1 >= argc || !*argv[i + 1])
-				usage_error("--field needs a PATH (bpk show --help)");
+				usage_error(
+					"--field needs a PATH (bpk show --help)");
 			field = argv[++i];
 		} else if (argv[i][0] == '-') {
-			usage_error("show: unknown option '%s' (bpk show --help)",
-				    argv[i]);
+			usage_error(
+				"show: unknown option '%s' (bpk show --help)",
+				argv[i]);
 		} else if (want) {
 			usage_error("show: one RUN at a time");
 		} else {
@@ -340,7 +344,8 @@ int do_show(int argc, char **argv)
 		}
 	}
 	if (!want)
-		usage_error("show: no RUN given (an id, a unique prefix or last; bpk runs)");
+		usage_error(
+			"show: no RUN given (an id, a unique prefix or last; bpk runs)");
 	dir = run_resolve(want);
 	if (field) {
 		char *out, err[1024];
@@ -357,9 +362,9 @@ int do_show(int argc, char **argv)
 	/* the JSON forms are printed as files: the global writer stays out */
 	if (json_wtr)
 		jw_destroy(&json_wtr);
-	path = path_join(dir, record ? RECORD_FILE :
-				  as_json ? "report.json" :
-					    "report.txt");
+	path = path_join(dir, record  ? RECORD_FILE :
+			      as_json ? "report.json" :
+					"report.txt");
 	if (cat_file(path)) {
 		char *st = status_line(dir);
 
@@ -406,8 +411,9 @@ int do_collect(int argc, char **argv)
 			   !strcmp(a, "--interrupted") ||
 			   !strcmp(a, "--kernel") || !strcmp(a, "--runs")) {
 			if (i + 1 >= argc || !*argv[i + 1])
-				usage_error("%s needs a value (bpk collect --help)",
-					    a);
+				usage_error(
+					"%s needs a value (bpk collect --help)",
+					a);
 			if (!strcmp(a, "--staging"))
 				in.staging = argv[++i];
 			else if (!strcmp(a, "--trigger"))
@@ -421,12 +427,14 @@ int do_collect(int argc, char **argv)
 				paths.runs = xstrdup(argv[++i]);
 			}
 		} else {
-			usage_error("collect: unknown argument '%s' (bpk collect --help)",
-				    a);
+			usage_error(
+				"collect: unknown argument '%s' (bpk collect --help)",
+				a);
 		}
 	}
 	if (!in.staging || !in.trigger)
-		usage_error("collect: --staging DIR and --trigger NAME are required");
+		usage_error(
+			"collect: --staging DIR and --trigger NAME are required");
 	if (has_control(in.staging) || has_control(in.trigger) ||
 	    has_control(paths.runs) ||
 	    (in.interrupted && has_control(in.interrupted)))

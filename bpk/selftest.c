@@ -61,7 +61,8 @@ static char *first_line(const char *dir, const char *file, const char *prefix,
 	for (char *l = text ? strtok(text, "\n") : NULL; l && !found;
 	     l = strtok(NULL, "\n")) {
 		char *at = anywhere ? strstr(l, prefix) :
-			   strncmp(l, prefix, strlen(prefix)) ? NULL : l;
+			   strncmp(l, prefix, strlen(prefix)) ? NULL :
+								l;
 
 		if (at) {
 			size_t n = strcspn(at, "\r");
@@ -191,15 +192,18 @@ int do_selftest(int argc, char **argv)
 		} else if (!strcmp(a, "--kernel") || !strcmp(a, "--timeout") ||
 			   !strcmp(a, "--runs") || !strcmp(a, "--run")) {
 			if (i + 1 >= argc || !*argv[i + 1])
-				usage_error("%s needs a value (bpk selftest --help)",
-					    a);
+				usage_error(
+					"%s needs a value (bpk selftest --help)",
+					a);
 			if (!strcmp(a, "--kernel")) {
 				o.kernel = argv[++i];
 			} else if (!strcmp(a, "--timeout")) {
-				o.timeout = (int)parse_num(argv[++i], 1, 1 << 30);
+				o.timeout =
+					(int)parse_num(argv[++i], 1, 1 << 30);
 				if (o.timeout < 1)
-					usage_error("--timeout '%s' is not a positive number of seconds",
-						    argv[i]);
+					usage_error(
+						"--timeout '%s' is not a positive number of seconds",
+						argv[i]);
 			} else if (!strcmp(a, "--runs")) {
 				free(paths.runs);
 				paths.runs = xstrdup(argv[++i]);
@@ -207,8 +211,9 @@ int do_selftest(int argc, char **argv)
 				judge_run = argv[++i];
 			}
 		} else {
-			usage_error("selftest: unknown argument '%s' (bpk selftest --help)",
-				    a);
+			usage_error(
+				"selftest: unknown argument '%s' (bpk selftest --help)",
+				a);
 		}
 	}
 	if (judge_run) {

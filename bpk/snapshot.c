@@ -122,15 +122,16 @@ static char *jstr(json_t *o, const char *key)
 int snapshot_meta_read(const char *dir, struct snapshot_meta *m, char *err,
 		       size_t errlen)
 {
-	char *path = path_join(dir, "snapshot.json"), *ok = path_join(dir, "ok");
+	char *path = path_join(dir, "snapshot.json"),
+	     *ok = path_join(dir, "ok");
 	json_error_t je;
 	json_t *j;
 	int rc = -1;
 
 	memset(m, 0, sizeof(*m));
 	if (!file_exists(ok)) {
-		snprintf(err, errlen, "not a snapshot made by bpk snapshot (no %s)",
-			 ok);
+		snprintf(err, errlen,
+			 "not a snapshot made by bpk snapshot (no %s)", ok);
 		goto out;
 	}
 	j = json_load_file(path, 0, &je);
@@ -250,7 +251,8 @@ int snapshot_restore(struct guest *g, int state_fd, double *took, char *err,
 		}
 		json_decref(r);
 		if (now_ms() - t0 > MIGRATE_WAIT_MS) {
-			snprintf(err, errlen, "restore: still in migration after %d s",
+			snprintf(err, errlen,
+				 "restore: still in migration after %d s",
 				 MIGRATE_WAIT_MS / 1000);
 			return -1;
 		}
@@ -284,8 +286,11 @@ static void make_state(struct guest *g, const char *line, size_t len)
 	    mk->failed)
 		return;
 	mk->t_idle = now_ms();
-	snprintf(uri, sizeof(uri), "{\"uri\": \"fd:%d\"}", mk->state_fd);
+	/* an outgoing migration takes a named fd only: handed over QMP */
+	snprintf(uri, sizeof(uri), "{\"uri\": \"fd:bpkstate\"}");
 	if (qmp_open(&q, g->qmp_fd, g->pidfd, mk->err, sizeof(mk->err)) ||
+	    qmp_send_fd(&q, "bpkstate", mk->state_fd, mk->err,
+			sizeof(mk->err)) ||
 	    qmp_exec(&q, "stop", NULL, NULL, mk->err, sizeof(mk->err)) ||
 	    qmp_exec(&q, "migrate-set-capabilities", ignore_shared, NULL,
 		     mk->err, sizeof(mk->err)) ||
@@ -311,9 +316,10 @@ static void make_fired(struct guest *g)
 	if (mk->saved)
 		return;
 	mk->failed = true;
-	snprintf(mk->err, sizeof(mk->err),
-		 "the trigger fired in the snapshot's own guest before it was saved (it matches what an idle guest does): console %s/console.log",
-		 mk->dir);
+	snprintf(
+		mk->err, sizeof(mk->err),
+		"the trigger fired in the snapshot's own guest before it was saved (it matches what an idle guest does): console %s/console.log",
+		mk->dir);
 	guest_stop(g, 1, "the trigger fired in the snapshot's guest");
 }
 
@@ -388,7 +394,8 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	lock = xasprintf("%s.lock", dir);
 	ok = path_join(dir, "ok");
 	*dirp = dir;
-	if (mkdir_p(paths.cache, 0700) || mkdir_p(path_join(paths.cache, "snapshot"), 0700)) {
+	if (mkdir_p(paths.cache, 0700) ||
+	    mkdir_p(path_join(paths.cache, "snapshot"), 0700)) {
 		snprintf(err, errlen, "%s/snapshot: %s", paths.cache,
 			 strerror(errno));
 		goto out;
@@ -429,7 +436,8 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		free(empty);
 	}
 	state = path_join(dir, "state");
-	mk.state_fd = open(state, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	mk.state_fd =
+		open(state, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (mk.state_fd < 0) {
 		snprintf(err, errlen, "%s: %s", state, strerror(errno));
 		goto unlock;
@@ -442,10 +450,10 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 					.fired = make_fired,
 					.data = &mk };
 	if (guest_prepare(&g)) {
-		snprintf(err, errlen, "the snapshot's guest could not be set up");
+		snprintf(err, errlen,
+			 "the snapshot's guest could not be set up");
 		goto unlock;
 	}
-	g.keep_extra = mk.state_fd;
 	q.accel = accel;
 	q.mem = req->mem;
 	q.smp = req->smp;
@@ -473,16 +481,19 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		if (mk.err[0])
 			snprintf(err, errlen, "%s", mk.err);
 		else
-			snprintf(err, errlen,
-				 "the snapshot's guest ended before it was idle (%s%s): console %s/console.log",
-				 g.progress.last_state[0] ? "last state " : "no state",
-				 g.progress.last_state, dir);
+			snprintf(
+				err, errlen,
+				"the snapshot's guest ended before it was idle (%s%s): console %s/console.log",
+				g.progress.last_state[0] ? "last state " :
+							   "no state",
+				g.progress.last_state, dir);
 		goto unlock;
 	}
 	if (g.progress.panic_msg[0] || g.progress.boots >= 2) {
-		snprintf(err, errlen,
-			 "the trigger fired in the snapshot's own guest before it was saved (it matches what an idle guest does): console %s/console.log",
-			 dir);
+		snprintf(
+			err, errlen,
+			"the trigger fired in the snapshot's own guest before it was saved (it matches what an idle guest does): console %s/console.log",
+			dir);
 		goto unlock;
 	}
 	{
@@ -551,7 +562,8 @@ static void prepend(const char *snap_file, const char *run_file)
 
 void snapshot_prepend_boot(const char *snapdir, const char *stage)
 {
-	static const char *const names[] = { "console.log", "results.txt", NULL };
+	static const char *const names[] = { "console.log", "results.txt",
+					     NULL };
 
 	for (int i = 0; names[i]; i++) {
 		char *s = path_join(snapdir, names[i]);
@@ -597,18 +609,21 @@ int do_snapshot(int argc, char **argv)
 			   !strcmp(a, "--trigger") || !strcmp(a, "--args") ||
 			   !strcmp(a, "--accel")) {
 			if (i + 1 >= argc)
-				usage_error("%s needs a value (bpk snapshot --help)",
-					    a);
+				usage_error(
+					"%s needs a value (bpk snapshot --help)",
+					a);
 			if (!strcmp(a, "--mem")) {
 				if (parse_size(argv[i + 1]) < 0)
-					usage_error("--mem '%s' is not a size like 512M or 1G",
-						    argv[i + 1]);
+					usage_error(
+						"--mem '%s' is not a size like 512M or 1G",
+						argv[i + 1]);
 				req.mem = argv[++i];
 			} else if (!strcmp(a, "--smp")) {
 				req.smp = (int)parse_num(argv[++i], 1, 64);
 				if (req.smp < 1)
-					usage_error("--smp '%s' is not a positive number",
-						    argv[i]);
+					usage_error(
+						"--smp '%s' is not a positive number",
+						argv[i]);
 			} else if (!strcmp(a, "--trigger")) {
 				req.trigger = argv[++i];
 			} else if (!strcmp(a, "--args")) {
@@ -617,8 +632,9 @@ int do_snapshot(int argc, char **argv)
 				req.accel = argv[++i];
 			}
 		} else {
-			usage_error("snapshot: unknown argument '%s' (bpk snapshot --help)",
-				    a);
+			usage_error(
+				"snapshot: unknown argument '%s' (bpk snapshot --help)",
+				a);
 		}
 	}
 	if (req.args && *req.args && !req.trigger)

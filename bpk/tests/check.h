@@ -84,7 +84,8 @@ static const char *vis(const char *s)
 /* The whole output of a shell command (at most @size - 1 bytes) and its
  * exit status, -1 if it could not be run.
  */
-static int run_capture(const char *cmd, char *out, size_t size)
+static __attribute__((unused)) int run_capture(const char *cmd, char *out,
+					       size_t size)
 {
 	FILE *p = popen(cmd, "r");
 	size_t n;

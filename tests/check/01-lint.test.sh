@@ -3,8 +3,8 @@
 # every Python file pyflakes clean,
 # and every C file is in the kernel's clang-format style (.clang-format).
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 fresh_out
 cd "$top"
 

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the guest protocol's host side (protocol.c: the guest's
+ * command line, the control message, the console patterns), the escape of
+ * guest text (escape.c), QEMU's command line (qemu.c) and bpk's number
+ * and size parsers (util.c). One line per check, what was observed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpk.h"
+#include "check.h"
+#include "escape.h"
+#include "protocol.h"
+#include "qemu.h"
+#include "supervise.h"
+
+bool json_output;
+bool pretty_output;
+json_writer_t *json_wtr;
+const char *bin_name = "protocol-test";
+
+/* jw_* are not linked here: util.c's JSON error path is never taken */
+void jw_start_object(json_writer_t *w)
+{
+	(void)w;
+}
+
+void jw_end_object(json_writer_t *w)
+{
+	(void)w;
+}
+
+void jw_string_field(json_writer_t *w, const char *n, const char *s)
+{
+	(void)w;
+	(void)n;
+	(void)s;
+}
+
+void jw_destroy(json_writer_t **w)
+{
+	(void)w;
+}
+
+static void test_cmdline(void)
+{
+	struct guest_params p = { 0 };
+	char *c;
+
+	p.trigger = "syscall_errno";
+	p.args = "syscall=openat errno=ENOENT";
+	p.repeat = 3;
+	p.sysctl = p.reservation_check = p.panic_on_oops = true;
+	p.crashkernel = "192M";
+	c = guest_cmdline(&p);
+	check("cmdline.run",
+	      !strcmp(c,
+		      "bpk.job=appliance bpk.trigger=syscall_errno bpk.repeat=3 bpk.args=syscall=openat,errno=ENOENT oops=panic crashkernel=192M"),
+	      "%s", c);
+	free(c);
+
+	memset(&p, 0, sizeof(p));
+	p.trigger = "warn";
+	p.repeat = 0;
+	p.dry = p.kexec_checks = p.panic_on_warn = p.preinit = true;
+	p.capture_append = "initcall_debug ignore_loglevel";
+	p.append = "quiet loglevel=3";
+	p.crashkernel = "none";
+	p.attempt = 7;
+	c = guest_cmdline(&p);
+	check("cmdline.every_switch",
+	      !strcmp(c,
+		      "bpk.job=appliance bpk.trigger=warn bpk.repeat=0 bpk.dry=1 bpk.capture_append=initcall_debug,ignore_loglevel bpk.kexec_checks=1 quiet loglevel=3 bpk.sysctl=0 bpk.reservation_check=0 panic_on_warn=1 rdinit=/etc/bpk/preinit bpk.attempt=7"),
+	      "%s", c);
+	free(c);
+
+	memset(&p, 0, sizeof(p));
+	p.control = true;
+	p.repeat = -1;
+	p.sysctl = p.reservation_check = true;
+	p.crashkernel = "192M";
+	c = guest_cmdline(&p);
+	check("cmdline.snapshot_unarmed",
+	      !strcmp(c, "bpk.job=appliance bpk.control=1 crashkernel=192M"),
+	      "%s", c);
+	free(c);
+}
+
+static void test_control(void)
+{
+	struct guest_params p = { 0 };
+	char *h;
+
+	p.trigger = "tracepoint";
+	p.args = "tp=sched:sched_process_fork comm=forker";
+	p.repeat = 2;
+	p.sysctl = p.panic_on_oops = true;
+	p.attempt = 4;
+	h = control_header(&p, "00ff", 1234);
+	check("control.header",
+	      h && !strcmp(h,
+			   "BPK-CONTROL trigger=tracepoint args=tp=sched:sched_process_fork,comm=forker repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 attempt=4 seed=00ff size=1234\n"),
+	      "%s", vis(h));
+	free(h);
+}
+
+static void test_patterns(void)
+{
+	static const struct {
+		const char *line;
+		int kind;
+		double stamp;
+	} lines[] = {
+		{ "[    4.770852] Kernel panic - not syncing: bpf_panic trigger x fired",
+		  PAT_PANIC, 4.770852 },
+		{ "[    0.000000] Command line: console=ttyS0\r", PAT_BOOT, 0 },
+		{ "[   12.1] BUG: kernel NULL pointer dereference", PAT_OOPS,
+		  12.1 },
+		{ "[   12.1] WARNING: CPU: 0 PID: 1 at x.c:1", PAT_WARNING,
+		  12.1 },
+		{ "[   9.9] sysrq: Trigger a crash", PAT_SYSRQ, 9.9 },
+		{ "[   1.5] ---[ end trace 0000000000000000 ]---",
+		  PAT_END_TRACE, 1.5 },
+		/* anchored: the words inside a line are not a panic */
+		{ "[    4.7] user says Kernel panic - not syncing: fake", -1,
+		  4.7 },
+		{ "echo Kernel panic - not syncing: fake", -1, -1 },
+		{ "no stamp Oops: ", -1, -1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		size_t mlen, tag;
+		double stamp;
+		const char *msg = console_message(
+			lines[i].line, strlen(lines[i].line), &mlen, &stamp);
+		int kind = console_match(msg, mlen, SCOPE_LINE, &tag);
+		char name[64];
+
+		snprintf(name, sizeof(name), "patterns.line%zu", i);
+		check(name, kind == lines[i].kind && stamp == lines[i].stamp,
+		      "%s: kind %d (want %d), stamp %g (want %g)",
+		      vis(lines[i].line), kind, lines[i].kind, stamp,
+		      lines[i].stamp);
+	}
+	{
+		const char *m = "sysrq triggered crash";
+
+		check("patterns.panic_sysrq",
+		      console_match(m, strlen(m), SCOPE_PANIC, NULL) ==
+			      PAT_SYSRQ,
+		      "%s: %d", m,
+		      console_match(m, strlen(m), SCOPE_PANIC, NULL));
+		m = "NMI: Not continuing";
+		check("patterns.panic_nmi",
+		      console_match(m, strlen(m), SCOPE_PANIC, NULL) == PAT_NMI,
+		      "%s: %d", m,
+		      console_match(m, strlen(m), SCOPE_PANIC, NULL));
+		m = "bpf_panic trigger hung_task fired: pid=3";
+		check("patterns.panic_trigger",
+		      console_match(m, strlen(m), SCOPE_PANIC, NULL) ==
+			      PAT_TRIGGER,
+		      "%s: %d", m,
+		      console_match(m, strlen(m), SCOPE_PANIC, NULL));
+	}
+	check("patterns.table_loaded", n_console_patterns >= 10,
+	      "%zu patterns from lib/console-patterns", n_console_patterns);
+}
+
+static void test_escape(void)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ "plain text", 10, "plain text" },
+		{ "\033]0;title\007", 10, "\\x1b]0;title\\x07" },
+		{ "a\nb\rc\vd\fe", 9, "a\\x0ab\\x0dc\\x0bd\\x0ce" },
+		{ "back\\slash", 10, "back\\\\slash" },
+		{ "\xe2\x80\xa8sep", 6, "\\xe2\\x80\\xa8sep" },
+		{ "\xc2\x85nel", 5, "\\xc2\\x85nel" },
+		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },
+		{ "bad\xff\xfe", 5, "bad\\xff\\xfe" },
+		{ "over\xc0\xaf", 6, "over\\xc0\\xaf" },
+		{ "cut\xe2\x82", 5, "cut\\xe2\\x82" },
+		{ "del\x7f", 4, "del\\x7f" },
+		{ "nul\0after", 9, "nul\\x00after" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *got = escape_text(cases[i].in, cases[i].len);
+		char name[64];
+
+		snprintf(name, sizeof(name), "escape.case%zu", i);
+		check(name, got && !strcmp(got, cases[i].want), "%s -> %s",
+		      vis_len(cases[i].in, cases[i].len), vis(got));
+		free(got);
+	}
+	{
+		char buf[8];
+
+		escape_into(buf, sizeof(buf), "\001\002\003", 3);
+		check("escape.cut_at_a_whole_escape", !strcmp(buf, "\\x01"),
+		      "%s", vis(buf));
+	}
+}
+
+static bool has_arg(const struct strv *a, const char *want)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], want))
+			return true;
+	return false;
+}
+
+static void test_qemu_argv(void)
+{
+	struct guest g = { 0 };
+	struct qemu_setup q = { 0 };
+	struct strv a = { 0 }, extra = { 0 };
+	int iname = -1, idev = -1, ictl = -1;
+
+	for (int i = 0; i < S_NSTREAMS; i++)
+		g.qemu_fd[i] = 10 + i;
+	g.qemu_control_fd = 20;
+	g.qemu_qmp_fd = 21;
+	strv_add(&extra, "-virtfs");
+	strv_add(
+		&extra,
+		"local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on");
+	q.accel = "tcg";
+	q.mem = "1G";
+	q.smp = 2;
+	q.kernel_image = "/k/bzImage";
+	q.initrd = "/w/initrd";
+	q.append = "bpk.job=appliance";
+	q.name = "/runs,odd/.staging-x";
+	q.ram_file = "/c/snap,1/ram";
+	q.ram_shared = false;
+	q.incoming = true;
+	q.extra = &extra;
+	qemu_argv(&q, &g, &a);
+	for (int i = 0; i < a.n; i++) {
+		if (!strcmp(a.v[i], "guest=bpk:/runs,,odd/.staging-x"))
+			iname = i;
+		if (!strcmp(a.v[i],
+			    "virtserialport,chardev=port1,name=results"))
+			idev = i;
+		if (!strcmp(a.v[i],
+			    "virtserialport,chardev=bpkctl,name=control"))
+			ictl = i;
+	}
+	check("qemu.name_escaped", iname > 0, "-name %s",
+	      iname > 0 ? a.v[iname] : "missing");
+	check("qemu.console_on_socket",
+	      has_arg(&a, "socket,id=console,fd=10") &&
+		      has_arg(&a, "chardev:console"),
+	      "%s", has_arg(&a, "socket,id=console,fd=10") ? "fd 10" : "no");
+	check("qemu.ports_then_control", idev > 0 && ictl > idev,
+	      "results port at %d, control at %d", idev, ictl);
+	check("qemu.ram_backend_escaped",
+	      has_arg(&a,
+		      "memory-backend-file,id=bpkmem,size=1G,mem-path=/c/snap,,1/ram,share=off"),
+	      "%s",
+	      has_arg(&a, "-incoming") ? "incoming defer" : "no -incoming");
+	check("qemu.qmp_monitor",
+	      has_arg(&a, "socket,id=qmp,fd=21") &&
+		      has_arg(&a, "chardev=qmp,mode=control"),
+	      "qmp %s",
+	      has_arg(&a, "socket,id=qmp,fd=21") ? "fd 21" : "missing");
+	check("qemu.append_base",
+	      has_arg(&a, "console=ttyS0 panic=-1 bpk.job=appliance"), "%s",
+	      "console=ttyS0 panic=-1 + the guest's words");
+	check("qemu.extra_last", a.n >= 2 && !strcmp(a.v[a.n - 2], "-virtfs"),
+	      "last two: %s %s", a.n >= 2 ? a.v[a.n - 2] : "?",
+	      a.n >= 1 ? a.v[a.n - 1] : "?");
+	check("qemu.tcg", has_arg(&a, "tcg") && has_arg(&a, "max"),
+	      "-accel tcg -cpu max: %s", has_arg(&a, "tcg") ? "yes" : "no");
+	strv_free(&a);
+	strv_free(&extra);
+}
+
+static void test_parsers(void)
+{
+	check("size.512M", parse_size("512M") == 512LL << 20, "%lld",
+	      parse_size("512M"));
+	check("size.1G", parse_size("1G") == 1LL << 30, "%lld",
+	      parse_size("1G"));
+	check("size.no_unit", parse_size("512") == -1, "%lld",
+	      parse_size("512"));
+	check("size.lower_unit", parse_size("1g") == -1, "%lld",
+	      parse_size("1g"));
+	check("size.overflow", parse_size("99999999999999G") == -1, "%lld",
+	      parse_size("99999999999999G"));
+	check("num.range",
+	      parse_num("5", 1, 10) == 5 && parse_num("0", 1, 10) == -1 &&
+		      parse_num("11", 1, 10) == -1,
+	      "5 %lld, 0 %lld, 11 %lld", parse_num("5", 1, 10),
+	      parse_num("0", 1, 10), parse_num("11", 1, 10));
+	check("num.text",
+	      parse_num("5x", 0, 10) == -1 && parse_num("-1", -5, 10) == -1,
+	      "5x %lld, -1 %lld", parse_num("5x", 0, 10),
+	      parse_num("-1", -5, 10));
+	{
+		char *e = qemu_escape("a,b,,c");
+
+		check("qemu_escape", !strcmp(e, "a,,b,,,,c"), "%s", e);
+		free(e);
+	}
+	check("has_control",
+	      has_control("a\rb") && has_control("\x7f") &&
+		      !has_control("plain words"),
+	      "\\r %d, DEL %d, plain %d", has_control("a\rb"),
+	      has_control("\x7f"), has_control("plain words"));
+}
+
+int main(void)
+{
+	test_cmdline();
+	test_control();
+	test_patterns();
+	test_escape();
+	test_qemu_argv();
+	test_parsers();
+	return checks_done("protocol-test");
+}
