@@ -24,14 +24,19 @@ if ((${#reports[@]} == 0)); then
 else
 	rc=0
 	analysis/report-check.py "${reports[@]}" >"$out/check.txt" 2>&1 || rc=$?
+	# (a report.json that is not valid counts as kind "invalid": the
+	# check above names it)
 	kinds=$("$py" -c 'import json, sys
 kinds = set()
 for p in sys.argv[1:]:
-    d = json.load(open(p))
-    f = d["fire"]["fields"] or {}
-    kinds.add("failed" if d["run"]["status"] == "failed" else
-              f.get("action") if d["cause"]["dump"] == "trigger" and f else
-              d["cause"]["dump"] or "?")
+    try:
+        d = json.load(open(p))
+        f = d["fire"]["fields"] or {}
+        kinds.add("failed" if d["run"]["status"] == "failed" else
+                  f.get("action") if d["cause"]["dump"] == "trigger" and f else
+                  d["cause"]["dump"] or "?")
+    except (ValueError, KeyError, TypeError):
+        kinds.add("invalid")
 print(" ".join(sorted(str(k) for k in kinds)))' "${reports[@]}")
 	check json.validates "${#reports[@]} report.json, kinds: $kinds; $(grep -c '^invalid' "$out/check.txt") invalid $(grep -m1 -v '^ok ' "$out/check.txt" || true)" \
 		test "$rc" = 0 -a "$(grep -c '^ok ' "$out/check.txt")" = "${#reports[@]}"
@@ -48,9 +53,14 @@ print(" ".join(sorted(str(k) for k in kinds)))' "${reports[@]}")
 	"$py" -c 'import json, sys
 n = bad = 0
 for p in sys.argv[1:]:
-    doc = json.load(open(p))
-    c = doc["cause"]
-    listed = [x for x in doc["disagreements"] if x["what"] == "cause"]
+    try:
+        doc = json.load(open(p))
+        c = doc["cause"]
+        listed = [x for x in doc["disagreements"] if x["what"] == "cause"]
+    except (ValueError, KeyError, TypeError) as e:
+        bad += 1
+        print(f"BAD {p}: no cause comparison ({type(e).__name__}: {e})")
+        continue
     if c["dump"] is None:
         ok = c["agree"] is None and not listed
     else:
