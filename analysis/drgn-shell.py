@@ -47,9 +47,12 @@ try:
 except ImportError:
     _fail(f"drgn not found for {sys.executable}: install Debian package python3-drgn (make deps)")
 
-import bpk_drgn  # noqa: E402
-import bpk_protocol  # noqa: E402
-from bpk_text import format_frame  # noqa: E402
+try:
+    import bpk_drgn  # noqa: E402
+    import bpk_protocol  # noqa: E402
+    from bpk_text import format_frame  # noqa: E402
+except Exception as e:  # noqa: BLE001 - lib/console-patterns unreadable, say which line
+    _fail(str(e))
 
 # What the prompt offers (drgn's own names, like the drgn CLI, and ours).
 __all__ = ["prog", "drgn", "NULL", "Object", "cast", "container_of", "offsetof",
