@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The loop's fast path (issue 14), on one real demo run with its console
+# The loop's fast path, on one real demo run with its console
 # stamped on the host's clock, as make bench does:
 #  - the kdump image has our /init and none of dracut's shell init or udev;
 #    the capture kernel runs the capture step straight from it;

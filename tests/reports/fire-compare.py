@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fire-compare.py REPORT.json...: on every run whose trigger fired, the fire
-record drgn decoded equals crash's, field by field (issue 10).
+record drgn decoded equals crash's, field by field.
 
 A map holding a fired record must have both decodes when both analyzers
 opened the dump: a missing side is a difference, not a skip. Runs where an
