@@ -50,7 +50,7 @@ if [[ $mode == --into ]]; then
 	quick "$vmlinux" "$3"
 	exit 0
 fi
-cache=${BPK_CACHE:-$HOME/.cache/bpf-panic-kdump}/gdb-index
+cache=${BPK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-panic-kdump}/gdb-index
 
 id=$(readelf -n "$vmlinux" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -1)
 if [[ -z $id ]]; then

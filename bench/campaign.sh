@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# make bench, section "campaign" (issue 13), sourced by run-bench.sh: in one
+# make bench, section "campaign", sourced by run-bench.sh: in one
 # run, side by side,
 #  - the armed snapshot's cost: made in a scratch cache (boot to idle, save,
 #    state file, RAM file as allocated);
@@ -12,17 +12,25 @@
 # Uses run-bench.sh's accel, work, top, build.
 # shellcheck disable=SC2154 # those globals
 
+# jfield FILE KEY: KEY of a JSON object file (Debian's python3: the json
+# module, no scraping); null as nothing
+jfield() {
+	/usr/bin/python3 -c 'import json, sys
+v = json.load(open(sys.argv[1])).get(sys.argv[2])
+print("" if v is None else v)' "$1" "$2"
+}
+
 # campaign_rec CAMP KEY: KEY of every attempt record of campaign CAMP
 campaign_rec() {
 	local f
-	for f in "$1"/attempts/*/attempt.rec; do sed -n "s/^$2=//p" "$f"; done | grep .
+	for f in "$1"/attempts/*/attempt.json; do jfield "$f" "$2"; done | grep .
 }
 
 campaign_bench() {
 	local attempts=${BENCH_ATTEMPTS:-6} cache=$work/snapshot-cache snap kind jobs camp v rc fresh
 	[[ $attempts =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ATTEMPTS '$attempts' is not a number >= 1"
-	snap=$(BPK_CACHE=$cache BPK_ACCEL=$accel "$top/appliance/snapshot.sh" --quiet) || die "the armed snapshot could not be made"
-	m() { sed -n "s/^$1=//p" "$snap/meta"; }
+	snap=$(BPK_CACHE=$cache BPK_ACCEL=$accel "$bpk" snapshot --quiet) || die "the armed snapshot could not be made"
+	m() { jfield "$snap/snapshot.json" "$1"; }
 	record campaign "snapshot: boot to idle" s "crash kernel loaded, reservation checked" "$(m boot_to_idle_s)"
 	record campaign "snapshot: save (stop + migrate)" s "x-ignore-shared: RAM stays in its file" "$(m save_s)"
 	record campaign "snapshot: state file" KiB "" "$(($(m state_bytes) / 1024))"
@@ -32,30 +40,30 @@ campaign_bench() {
 		[[ $kind == snapshot ]] || fresh=(--fresh)
 		for jobs in 1 2; do
 			rc=0
-			BPK_CACHE=$cache BPK_ACCEL=$accel "$top/appliance/campaign.sh" syscall_errno syscall=openat errno=ENOSPC \
-				--attempts "$attempts" --jobs "$jobs" "${fresh[@]}" \
-				--workload "$top/tests/campaign/never.sh" --runs "$work/campaign-$kind-$jobs" --timeout 300 \
+			BPK_CACHE=$cache BPK_ACCEL=$accel "$bpk" --runs "$work/campaign-$kind-$jobs" campaign syscall_errno \
+				syscall=openat errno=ENOSPC --attempts "$attempts" --jobs "$jobs" "${fresh[@]}" \
+				--workload "$top/tests/campaign/never.sh" --timeout 300 \
 				>"$work/campaign.out" 2>&1 || rc=$?
 			camp=$(find "$work/campaign-$kind-$jobs" -mindepth 1 -maxdepth 1 -name 'campaign-*' | tail -1)
-			if ((rc != 1)) || [[ -z $camp || $(sed -n 's/^ran_out=//p' "$camp/summary") != "$attempts" ]]; then
+			if ((rc != 1)) || [[ -z $camp || $(jfield "$camp/campaign.json" ran_out) != "$attempts" ]]; then
 				tail -3 "$work/campaign.out" >&2
 				die "campaign bench ($kind, --jobs $jobs): exit $rc, not $attempts attempts that ran out"
 			fi
 			record campaign "attempts per minute, $kind, --jobs $jobs" "/min" "$attempts attempts that ran out" \
-				"$(sed -n 's/^attempts_per_minute=//p' "$camp/summary")"
+				"$(jfield "$camp/campaign.json" attempts_per_minute)"
 			if ((jobs == 1)); then
 				mapfile -t v < <(campaign_rec "$camp" to_armed_s)
 				record campaign "attempt start to armed, $kind" s \
-					"$([[ $kind == fresh ]] && echo "boot" || echo "restore"): run.sh start to the guest's armed line" "${v[@]}"
+					"$([[ $kind == fresh ]] && echo "boot" || echo "restore"): bpk run start to the guest's armed line" "${v[@]}"
 				if [[ $kind == snapshot ]]; then
-					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do sed -n 's/^restore_s=//p' "$r/run.meta"; done)
+					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do meta "$r" timings.restore_s; done)
 					record campaign "restore (QMP: state loaded, guest running)" s "" "${v[@]}"
 					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do
 						awk '/^BPK-STATE restored/ { sub("t=", "", $3); r = $3 } /^BPK-STATE armed/ { sub("t=", "", $3); a = $3 }
 							END { if (r != "" && a != "") printf "%.2f\n", a - r }' "$r/guest.log"; done)
 					record campaign "restored to armed (guest clock)" s "control message read, crash kernel checked (armed before the save)" "${v[@]}"
 				else
-					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do sed -n 's/^boot_to_armed_s=//p' "$r/run.meta"; done)
+					mapfile -t v < <(for r in $(campaign_rec "$camp" run); do meta "$r" timings.boot_to_armed_s; done)
 					record campaign "boot to armed (guest clock)" s "kernel start to armed" "${v[@]}"
 				fi
 			fi

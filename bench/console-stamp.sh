@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # console-stamp.sh RUNS PID OUT: follow the console of the run that PID (a
-# run.sh) stages under RUNS and write each line to OUT prefixed with the host
+# bpk run) stages under RUNS and write each line to OUT prefixed with the host
 # time (ms since this script started): the only clock that spans the guest,
 # the crash kernel (which has none of its own) and the host. Ends with PID.
 set -euo pipefail

@@ -30,7 +30,7 @@ field_loop() {
 		runs=$work/field-$kernel
 		mkdir -p "$runs"
 		t0=$(now_ms)
-		"$run" "${demo[@]}" --kernel "$kernel" --accel "$accel" --runs "$runs" --no-report \
+		run "${demo[@]}" --kernel "$kernel" --accel "$accel" --runs "$runs" --no-report \
 			--timeout 600 >"$work/run.out" 2>&1 &
 		pid=$!
 		ta=$(armed_at_ms "$runs" "$pid")
@@ -39,9 +39,9 @@ field_loop() {
 		r=$(newest_run "$runs")
 		"$top/analysis/report.py" "$r" >/dev/null
 		t2=$(now_ms)
-		boot+=("$(meta "$r" boot_to_armed_s)")
-		f2r+=("$(awk -v a="$ta" -v e="$t2" -v f="$(meta "$r" armed_to_panic_s)" 'BEGIN { printf "%.2f", (e - a) / 1000 - f }')")
-		vmcore+=("$(awk -v b="$(meta "$r" vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
+		boot+=("$(meta "$r" timings.boot_to_armed_s)")
+		f2r+=("$(awk -v a="$ta" -v e="$t2" -v f="$(meta "$r" timings.armed_to_panic_s)" 'BEGIN { printf "%.2f", (e - a) / 1000 - f }')")
+		vmcore+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
 		total+=("$(seconds $((t2 - t0)))")
 	done
 	record "field $kernel" "QEMU start to trigger armed" s "guest uptime" "${boot[@]}"
@@ -56,7 +56,7 @@ field_bench() {
 		field_loop "$kernel"
 	done
 	for _ in $(seq "$rounds"); do
-		"$run" --trigger none --workload "$here/guest/pystart.sh" --host-fs on --accel "$accel" \
+		run none --workload "$here/guest/pystart.sh" --host-fs on --accel "$accel" \
 			--runs "$work/pystart" --no-report --timeout 300 >"$work/run.out" 2>&1 ||
 			{ tail -3 "$work/run.out" >&2; die "python start run failed"; }
 		r=$(newest_run "$work/pystart")

@@ -29,9 +29,10 @@ seconds() {
 	printf '%d.%02d' $(($1 / 1000)) $((($1 % 1000) / 10))
 }
 
-# meta RUN KEY: a value from a run's run.meta
+# meta RUN PATH: a field of a run's record (run.json, by its dotted path),
+# through the analysis's reader of it
 meta() {
-	sed -n "s/^$2=//p" "$1/run.meta" | head -1
+	/usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../analysis/bpk_record.py" "$1" "$2"
 }
 
 # json_timing RUN KEY: timings.KEY of a run's report.json (Debian's python3:

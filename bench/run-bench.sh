@@ -28,10 +28,13 @@ printf 'section\tmetric\tunit\tn\tmedian\tmin\tmax\tnote\n' >"$results"
 work=$build/bench-work
 rm -rf "$work"
 mkdir -p "$work"
-run=$top/appliance/run.sh
-demo=(--trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo"
+# one run: bpk run, the build as make bench left it
+bpk=$build/bpk/bpk
+export BPK_NO_BUILD=1
+run() { "$bpk" run "$@"; }
+demo=(syscall_errno syscall=openat errno=ENOENT comm=bpk-demo
 	--workload "$top/triggers/examples/syscall_errno.sh")
-dirty=(--trigger syscall_errno --args "syscall=openat errno=ENOENT comm=dirty"
+dirty=(syscall_errno syscall=openat errno=ENOENT comm=dirty
 	--workload "$build/bench/dirty")
 t_all=$(now_ms)
 
@@ -84,9 +87,9 @@ loop_run() {
 	shift 2
 	runs=$work/loop-$kind-$acc
 	mkdir -p "$runs"
-	if [[ $kind == trigger ]]; then args=("${demo[@]}"); else args=(--trigger none --workload "$here/guest/sysrq.sh"); fi
+	if [[ $kind == trigger ]]; then args=("${demo[@]}"); else args=(none --workload "$here/guest/sysrq.sh"); fi
 	t0=$(now_ms)
-	"$run" "${args[@]}" --accel "$acc" --runs "$runs" --no-report "$@" >"$work/run.out" 2>&1 &
+	run "${args[@]}" --accel "$acc" --runs "$runs" --no-report "$@" >"$work/run.out" 2>&1 &
 	pid=$!
 	"$here/console-stamp.sh" "$runs" "$pid" "$work/stamped.txt" &
 	spid=$!
@@ -124,7 +127,7 @@ loop_section() {
 			col[report]+=" $(seconds "$lr_report_ms")"
 			col[crash]+=" $(json_timing "$lr_dir" crash_s)"
 			col[drgn]+=" $(json_timing "$lr_dir" drgn_s)"
-			col[vmcore]+=" $(awk -v b="$(meta "$lr_dir" vmcore_bytes)" 'BEGIN { print b / 1048576 }')"
+			col[vmcore]+=" $(awk -v b="$(meta "$lr_dir" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')"
 		done
 		# shellcheck disable=SC2086 # the columns are lists of numbers
 		{
@@ -143,7 +146,7 @@ loop_section() {
 			record "loop $kind $acc" "TOTAL command to whole report" s "wall" ${col[t_full]}
 			record "loop $kind $acc" "TOTAL panic to first look" s "host clock (goal: under 5)" ${col[p_first]}
 			record "loop $kind $acc" "TOTAL panic to whole report" s "host clock" ${col[p_full]}
-			record "loop $kind $acc" "vmcore, idle 1 GiB guest" MiB "makedumpfile $(meta "$lr_dir" makedumpfile_opts)" ${col[vmcore]}
+			record "loop $kind $acc" "vmcore, idle 1 GiB guest" MiB "makedumpfile $(meta "$lr_dir" dump.makedumpfile_opts)" ${col[vmcore]}
 		}
 		unset col
 	done
@@ -171,7 +174,7 @@ boot_detail() {
 		done <"$work/initcalls-$k.txt"
 	done
 	local cv t0
-	cv=$("$top/analysis/crash-vmlinux.sh" --lookup "$(meta "$lr_dir" vmlinux)")
+	cv=$("$top/analysis/crash-vmlinux.sh" --lookup "$(meta "$lr_dir" guest.vmlinux)")
 	v=()
 	for _ in $(seq "$rounds"); do
 		t0=$(now_ms)
@@ -188,7 +191,7 @@ boot_detail() {
 	v=()
 	for _ in $(seq "$rounds"); do
 		t0=$(now_ms)
-		printf '%s\n' "${cmds[@]}" q | crash -s --kaslr=auto "$(meta "$lr_dir" vmlinux)" "$lr_dir/vmcore" >/dev/null 2>&1 ||
+		printf '%s\n' "${cmds[@]}" q | crash -s --kaslr=auto "$(meta "$lr_dir" guest.vmlinux)" "$lr_dir/vmcore" >/dev/null 2>&1 ||
 			die "crash could not open $lr_dir/vmcore with the plain vmlinux"
 		v+=("$(seconds $(($(now_ms) - t0)))")
 	done
@@ -201,7 +204,7 @@ boot_detail() {
 	record "analysis $acc" "whole report now (crash on the indexed copy + drgn)" s "same vmcore, same minute" "${v[@]}"
 	o=() a=()
 	for _ in $(seq "$rounds"); do
-		"$top/analysis/drgn-part.py" --vmcore "$lr_dir/vmcore" --vmlinux "$(meta "$lr_dir" vmlinux)" \
+		"$top/analysis/drgn-part.py" --vmcore "$lr_dir/vmcore" --vmlinux "$(meta "$lr_dir" guest.vmlinux)" \
 			--out "$work/drgn.json" 2>/dev/null || die "drgn-part.py failed on $lr_dir"
 		read -r os as < <(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["open_s"], d["seconds"])' "$work/drgn.json")
 		o+=("$os") a+=("$as")
@@ -212,10 +215,10 @@ boot_detail() {
 
 if want loop; then
 	accels=("$accel")
-	# KVM where it works (qemu-run.sh's probe): what a user with KVM sees
+	# KVM where it works (bpk's probe): what a user with KVM sees
 	if [[ $accel == tcg ]]; then
-		probe=$("$top/appliance/qemu-run.sh" --kernel "$build/kernel/bzImage" --probe-accel)
-		if [[ $probe == kvm ]]; then accels+=(kvm); else say "loop: KVM not usable here (qemu-run.sh --probe-accel: $probe): TCG figures only"; fi
+		probe=$("$bpk" boot --probe-accel)
+		if [[ $probe == kvm ]]; then accels+=(kvm); else say "loop: KVM not usable here (bpk boot --probe-accel: $probe): TCG figures only"; fi
 	fi
 	for acc in "${accels[@]}"; do
 		step "loop ($acc)"
@@ -231,7 +234,7 @@ dump_guest_memory() {
 	local mem=$1 elf=$2 port runs pid results i t0 line
 	port=$((20000 + RANDOM % 20000))
 	runs=$work/hold-$mem
-	"$run" --trigger none --workload "$build/bench/dirty-hold" --mem "$mem" --accel "$accel" \
+	run none --workload "$build/bench/dirty-hold" --mem "$mem" --accel "$accel" \
 		--runs "$runs" --no-report --timeout 600 \
 		--qemu-arg -qmp --qemu-arg "tcp:127.0.0.1:$port,server=on,wait=off" >"$work/hold.out" 2>&1 &
 	pid=$!
@@ -266,11 +269,11 @@ if want scaling; then
 		d=() s=() e=() es=()
 		for i in $(seq "$rounds"); do
 			runs=$work/scale-$mem
-			"$run" "${dirty[@]}" --mem "$mem" --accel "$accel" --runs "$runs" --no-report \
+			run "${dirty[@]}" --mem "$mem" --accel "$accel" --runs "$runs" --no-report \
 				--timeout 900 >"$work/run.out" 2>&1 || { tail -3 "$work/run.out" >&2; die "scaling run $mem failed"; }
 			r=$(newest_run "$runs")
-			d+=("$(meta "$r" dump_s)")
-			s+=("$(awk -v b="$(meta "$r" vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
+			d+=("$(meta "$r" timings.dump_s)")
+			s+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
 			read -r secs bytes < <(dump_guest_memory "$mem" "$work/guest.elf")
 			es+=("$secs")
 			e+=("$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')")
@@ -292,13 +295,13 @@ if want scaling; then
 		d=() s=()
 		for i in $(seq "$rounds"); do
 			runs=$work/opts-$tag
-			BPK_ROOT_IMG=$work/root-$tag.cpio.gz "$run" "${dirty[@]}" --mem 1G --accel "$accel" \
+			BPK_ROOT_IMG=$work/root-$tag.cpio.gz "$bpk" run "${dirty[@]}" --mem 1G --accel "$accel" \
 				--runs "$runs" --no-report --timeout 900 >"$work/run.out" 2>&1 ||
 				{ tail -3 "$work/run.out" >&2; die "run with makedumpfile $opts failed"; }
 			r=$(newest_run "$runs")
-			[[ $(meta "$r" makedumpfile_opts) == "$opts" ]] || die "$r: ran with $(meta "$r" makedumpfile_opts), not $opts"
-			d+=("$(meta "$r" dump_s)")
-			s+=("$(awk -v b="$(meta "$r" vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
+			[[ $(meta "$r" dump.makedumpfile_opts) == "$opts" ]] || die "$r: ran with $(meta "$r" dump.makedumpfile_opts), not $opts"
+			d+=("$(meta "$r" timings.dump_s)")
+			s+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
 		done
 		record "dump options 1G" "dump time (makedumpfile $opts)" s "" "${d[@]}"
 		record "dump options 1G" "vmcore size (makedumpfile $opts)" MiB "" "${s[@]}"
@@ -309,12 +312,11 @@ fi
 # --- 4. trigger cost on a hot path (getpgid loop), dry-run triggers
 if want cost; then
 	step "trigger cost ($accel)"
-	"$top/appliance/qemu-run.sh" --kernel "$build/kernel/bzImage" --initrd "$build/bench/cost.cpio.gz" \
-		--append "bpk.job=bench-cost" --accel "$accel" --timeout 600 --quiet \
-		--console "$work/cost-console.log" --port "results=$work/cost.txt" ||
-		die "cost guest failed (console: $work/cost-console.log)"
-	grep -q '^COST-DONE' "$work/cost.txt" || die "cost guest did not finish: $(tail -3 "$work/cost.txt")"
-	col() { awk -v m="$1" '$1 == "COST" && $2 == m && $3 != "" { print $3 }' "$work/cost.txt"; }
+	"$bpk" boot --initrd "$build/bench/cost.cpio.gz" --append "bpk.job=bench-cost" --accel "$accel" \
+		--timeout 600 --quiet --out "$work/cost" ||
+		die "cost guest failed (console: $work/cost/console.log)"
+	grep -q '^COST-DONE' "$work/cost/results.txt" || die "cost guest did not finish: $(tail -3 "$work/cost/results.txt")"
+	col() { awk -v m="$1" '$1 == "COST" && $2 == m && $3 != "" { print $3 }' "$work/cost/results.txt"; }
 	mapfile -t none < <(col none)
 	record cost "getpgid, no program" ns/call "" "${none[@]}"
 	base=$(stats "${none[@]}" | cut -d' ' -f2)
@@ -330,7 +332,7 @@ if want cost; then
 		record cost "$trig vs no program" ratio "" "${r1[@]}"
 		record cost "$trig vs empty program" ratio "" "${r2[@]}"
 	done
-	rss=$(sed -n 's/^RSS //p' "$work/cost.txt")
+	rss=$(sed -n 's/^RSS //p' "$work/cost/results.txt")
 	record memory "triggerctl arm, peak RSS" KiB "in the guest, static binary" "$rss"
 	step_done ""
 fi
@@ -348,7 +350,7 @@ if want memory; then
 		# the guest's own minimum-reservation check would refuse the small
 		# sizes before trying them, so the search measures, not the check
 		dumps() {
-			"$run" "${demo[@]}" --mem "$mem" --crashkernel "${sizes[$1]}M" --accel "$accel" \
+			run "${demo[@]}" --mem "$mem" --crashkernel "${sizes[$1]}M" --accel "$accel" \
 				--no-reservation-check --runs "$work/ck-$mem" --no-report --timeout 600 >"$work/run.out" 2>&1
 		}
 		lo=0 hi=$((${#sizes[@]} - 1)) seen=-1

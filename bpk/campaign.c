@@ -415,6 +415,31 @@ static void on_event(struct campaign *c, char *line)
 	}
 }
 
+/* What the FIFO holds now, a line an event (each line is one write of
+ * less than PIPE_BUF: never torn). False when there was nothing.
+ */
+static bool read_events(struct campaign *c, int fd, char *buf, size_t size,
+			size_t *have)
+{
+	ssize_t r = read(fd, buf + *have, size - *have - 1);
+	char *nl;
+
+	if (r <= 0)
+		return false;
+	*have += (size_t)r;
+	buf[*have] = '\0';
+	while ((nl = strchr(buf, '\n'))) {
+		*nl = '\0';
+		on_event(c, buf);
+		*have -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, *have + 1);
+	}
+	/* a line longer than any event: not ours, dropped */
+	if (*have == size - 1)
+		*have = 0;
+	return true;
+}
+
 /* parallel runs the attempts; this loop hears them until it is done. */
 static int supervise(struct campaign *c, const struct strv *argv,
 		     const char *numbers)
@@ -477,22 +502,7 @@ static int supervise(struct campaign *c, const struct strv *argv,
 			die("epoll_wait: %s", strerror(errno));
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u32 == 0) {
-				ssize_t r = read(efd, buf + have,
-						 sizeof(buf) - have - 1);
-				char *nl;
-
-				if (r <= 0)
-					continue;
-				have += (size_t)r;
-				buf[have] = '\0';
-				while ((nl = strchr(buf, '\n'))) {
-					*nl = '\0';
-					on_event(c, buf);
-					have -= (size_t)(nl + 1 - buf);
-					memmove(buf, nl + 1, have + 1);
-				}
-				if (have == sizeof(buf) - 1)
-					have = 0;
+				read_events(c, efd, buf, sizeof(buf), &have);
 			} else if (evs[i].data.u32 == 1) {
 				struct signalfd_siginfo si;
 
@@ -525,21 +535,8 @@ static int supervise(struct campaign *c, const struct strv *argv,
 		}
 	}
 	/* the last events of the last attempts */
-	for (;;) {
-		ssize_t r = read(efd, buf + have, sizeof(buf) - have - 1);
-		char *nl;
-
-		if (r <= 0)
-			break;
-		have += (size_t)r;
-		buf[have] = '\0';
-		while ((nl = strchr(buf, '\n'))) {
-			*nl = '\0';
-			on_event(c, buf);
-			have -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, have + 1);
-		}
-	}
+	while (read_events(c, efd, buf, sizeof(buf), &have))
+		;
 	close(ep);
 	close(pfd);
 	close(sfd);
@@ -554,6 +551,24 @@ static const char *jget(json_t *o, const char *k)
 	const char *v = json_string_value(json_object_get(o, k));
 
 	return v ? v : "";
+}
+
+/* The last "bpk: error: " line of an attempt's run.err, or NULL. */
+static char *attempt_error(const char *adir)
+{
+	char *path = path_join(adir, "run.err");
+	char *text = read_file(path, 1 << 20, NULL), *found = NULL;
+
+	free(path);
+	for (char *l = text ? strtok(text, "\n") : NULL; l;
+	     l = strtok(NULL, "\n"))
+		if (!strncmp(l, "bpk: error: ", 12)) {
+			free(found);
+			found = xstrdup(l + 12);
+			found[strcspn(found, "\t")] = '\0';
+		}
+	free(text);
+	return found;
 }
 
 struct outcome_count {
@@ -591,10 +606,21 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 		k->made++;
 		j = json_load_file(rec, 0, NULL);
 		if (!j) {
-			fprintf(f,
-				"%d\t\t%s\t\t\t\t\tstopped\t\t\tended without a record (killed)\n",
-				n, c->fresh ? "fresh" : "snapshot");
-			k->stopped++;
+			/* its own last error, if it said one (bad input, a
+			 * build missing on a --sshlogin machine); else it was
+			 * killed before it could write its record
+			 */
+			char *err = attempt_error(adir);
+
+			fprintf(f, "%d\t\t%s\t\t\t\t\t%s\t\t\t%s\n", n,
+				c->fresh ? "fresh" : "snapshot",
+				err ? "failed" : "stopped",
+				err ? err : "ended without a record (killed)");
+			if (err)
+				k->failed++;
+			else
+				k->stopped++;
+			free(err);
 			free(adir);
 			free(rec);
 			continue;

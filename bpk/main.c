@@ -81,7 +81,10 @@ static void usage_main(FILE *f)
 		if (c->hidden)
 			continue;
 		snprintf(head, sizeof(head), "%s %s", c->name, c->args);
-		fprintf(f, "  %-30s %s\n", head, c->summary);
+		if (strlen(head) > 30)
+			fprintf(f, "  %s\n  %-30s %s\n", head, "", c->summary);
+		else
+			fprintf(f, "  %-30s %s\n", head, c->summary);
 	}
 	fprintf(f,
 		"\n"

@@ -145,6 +145,19 @@ int do_crash(int argc, char **argv)
 	vmcore = path_join(dir, "vmcore");
 	fflush(stdout);
 	if (isatty(0) && isatty(1)) {
+		/* crash starts twice as fast on the copy of the vmlinux with
+		 * a .gdb_index (analysis/crash-vmlinux.sh keeps it in the
+		 * cache by build ID); the vmlinux itself when there is none
+		 */
+		char *look = path_join(paths.top, "analysis/crash-vmlinux.sh");
+		const char *largv[] = { look, "--lookup", vmlinux, NULL };
+		char *indexed = NULL;
+
+		if (proc_capture(largv, &indexed, NULL) == 0) {
+			indexed[strcspn(indexed, "\n")] = '\0';
+			if (file_exists(indexed))
+				vmlinux = indexed;
+		}
 		p_info("opening %s in crash (quit with 'q')", vmcore);
 		execlp("crash", "crash", "--kaslr=auto", vmlinux, vmcore,
 		       (char *)NULL);

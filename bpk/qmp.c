@@ -144,13 +144,12 @@ int qmp_open(struct qmp *q, int fd, int pidfd, char *err, size_t errlen)
 	return qmp_exec(q, "qmp_capabilities", NULL, NULL, err, errlen);
 }
 
-int qmp_exec(struct qmp *q, const char *cmd, const char *args, json_t **ret,
-	     char *err, size_t errlen)
+/* The reply to the command just sent (events before it skipped): its
+ * "return" in *@ret if @ret. 0, or -1 with QEMU's error in @err.
+ */
+static int qmp_reply(struct qmp *q, const char *cmd, json_t **ret, char *err,
+		     size_t errlen)
 {
-	if (ret)
-		*ret = NULL;
-	if (qmp_write(q, cmd, args, err, errlen))
-		return -1;
 	for (;;) {
 		json_t *j = qmp_read(q, err, errlen), *e;
 
@@ -182,6 +181,16 @@ int qmp_exec(struct qmp *q, const char *cmd, const char *args, json_t **ret,
 		json_decref(j);
 		return 0;
 	}
+}
+
+int qmp_exec(struct qmp *q, const char *cmd, const char *args, json_t **ret,
+	     char *err, size_t errlen)
+{
+	if (ret)
+		*ret = NULL;
+	if (qmp_write(q, cmd, args, err, errlen))
+		return -1;
+	return qmp_reply(q, cmd, ret, err, errlen);
 }
 
 int qmp_send_fd(struct qmp *q, const char *name, int fd, char *err,
@@ -231,25 +240,5 @@ int qmp_send_fd(struct qmp *q, const char *name, int fd, char *err,
 			 n < 0 ? strerror(errno) : "short write");
 		return -1;
 	}
-	for (;;) {
-		json_t *j = qmp_read(q, err, errlen), *e;
-
-		if (!j)
-			return -1;
-		if (json_object_get(j, "event")) {
-			json_decref(j);
-			continue;
-		}
-		e = json_object_get(j, "error");
-		if (e) {
-			const char *d =
-				json_string_value(json_object_get(e, "desc"));
-
-			snprintf(err, errlen, "QMP getfd: %s", d ? d : "error");
-			json_decref(j);
-			return -1;
-		}
-		json_decref(j);
-		return 0;
-	}
+	return qmp_reply(q, "getfd", NULL, err, errlen);
 }

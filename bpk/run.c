@@ -728,27 +728,54 @@ static void validate_after_build(struct run_opts *o,
 
 /* --- bringing the build up to date */
 
+/* One line of make's output as progress: at a terminal on one updating
+ * line, else as it is; always into the log.
+ */
+static void build_line(const struct run_opts *o, FILE *log, const char *line,
+		       int64_t t0)
+{
+	char el[32], shown[200];
+
+	fprintf(log, "%s\n", line);
+	escape_into(shown, sizeof(shown), line, strlen(line));
+	if (o->display == DISPLAY_TERM)
+		printf("\r\033[K  %-8s %6s  %s", "build",
+		       fmt_ms(now_ms() - t0, el, sizeof(el)), shown);
+	else if (o->display != DISPLAY_QUIET)
+		fprintf(stderr, "make: %s\n", shown);
+	fflush(stdout);
+}
+
 void run_build(const struct run_opts *o, const struct kernel_info *k)
 {
-	char *target = xstrdup(k->make_target), *log, *buildvar;
+	char *target = xstrdup(k->make_target), *logpath, *buildvar, *mk;
+	char buf[4096], line[4096], last[4096] = "", el[32];
 	struct spawn s = { 0 };
-	int fd, rc;
+	size_t llen = 0;
 	int64_t t0 = now_ms();
-	char el[32];
+	int p[2], rc;
+	FILE *log;
+	ssize_t n;
 
 	if (!o->build)
 		return;
-	if (!file_exists(path_join(paths.top, "Makefile")))
-		return; /* an installed copy whose clone has no Makefile */
-	log = xasprintf("%s/bpk-build.log", paths.build);
-	if (mkdir_p(paths.build, 0755) ||
-	    (fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
-		    0) {
+	mk = path_join(paths.top, "Makefile");
+	if (!file_exists(mk)) {
+		/* an installed copy whose clone has no Makefile: what is
+		 * built is what there is
+		 */
+		free(mk);
+		return;
+	}
+	free(mk);
+	logpath = xasprintf("%s/bpk-build.log", paths.build);
+	if (mkdir_p(paths.build, 0755) || !(log = fopen(logpath, "w")) ||
+	    pipe2(p, O_CLOEXEC)) {
 		char *missing = kernel_missing(k);
 
 		if (*missing)
 			die("not built, and cannot build here (%s: %s): %s",
-			    log, strerror(errno), missing);
+			    logpath, strerror(errno), missing);
 		free(missing);
 		return;
 	}
@@ -765,31 +792,55 @@ void run_build(const struct run_opts *o, const struct kernel_info *k)
 
 		s.argv = argv;
 		s.in = -1;
-		s.out = fd;
-		s.err = fd;
+		s.out = p[1];
+		s.err = p[1];
 		if (o->display != DISPLAY_QUIET)
 			p_info("bringing the build up to date (make %s; log: %s)",
-			       target, log);
-		rc = proc_wait(proc_spawn(&s));
+			       target, logpath);
+		rc = proc_spawn(&s);
 	}
-	close(fd);
-	if (rc) {
-		char *text = read_file(log, 1 << 20, NULL);
-		char *last = text ? strrchr(text, '\n') : NULL;
-
-		/* its last words name the step */
-		while (last && last > text && last[1] == '\0') {
-			*last = '\0';
-			last = strrchr(text, '\n');
+	close(p[1]);
+	while (rc >= 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
 		}
-		die("make %s failed (exit %d): %s (whole log: %s)", target, rc,
-		    last ? last + 1 : (text ? text : "no output"), log);
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n' && llen < sizeof(line) - 1) {
+				line[llen++] = buf[i];
+				continue;
+			}
+			if (buf[i] != '\n')
+				continue;
+			line[llen] = '\0';
+			build_line(o, log, line, t0);
+			snprintf(last, sizeof(last), "%s", line);
+			llen = 0;
+		}
+	}
+	close(p[0]);
+	rc = rc < 0 ? -1 : proc_wait(rc);
+	fclose(log);
+	if (o->display == DISPLAY_TERM && last[0])
+		printf("\r\033[K  %-8s %6s  %s\n", "build",
+		       fmt_ms(now_ms() - t0, el, sizeof(el)),
+		       rc ? "failed" : "up to date");
+	if (rc) {
+		char *missing = kernel_missing(k);
+
+		/* make's last words name the step; what a run still lacks is
+		 * said with it
+		 */
+		die("make %s failed (exit %d): %s%s%s (whole log: %s)", target,
+		    rc, last[0] ? last : "no output", *missing ? "; missing: " : "",
+		    missing, logpath);
 	}
 	if (o->display == DISPLAY_VERBOSE)
 		p_info("build up to date in %s",
 		       fmt_ms(now_ms() - t0, el, sizeof(el)));
 	free(buildvar);
-	free(log);
+	free(logpath);
 	free(target);
 }
 

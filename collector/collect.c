@@ -276,13 +276,40 @@ static enum cause find_cause(const struct guest_progress *g,
 		snprintf(oops, sizeof(oops), "%s%s%s", g->oops,
 			 g->oops_where[0] ? " at " : "", g->oops_where);
 	detail[0] = '\0';
-	if (g->panic_msg[0] && kind_of(g->panic_msg, SCOPE_PANIC) == PAT_TRIGGER) {
-		snprintf(detail, dlen, "%s", g->panic_msg);
-		return CAUSE_TRIGGER;
-	}
-	if (g->panic_msg[0] && g->oops[0]) {
-		snprintf(detail, dlen, "%s; panic: %s", oops, g->panic_msg);
-		return oops_cause(g);
+	/* a panic message names its own cause first (as the dump side reads
+	 * it: analysis/bpk_report.py); then an oops the kernel did not
+	 * survive; a survived one is only noted
+	 */
+	if (g->panic_msg[0]) {
+		enum cause c = CAUSE_PANIC;
+
+		switch (kind_of(g->panic_msg, SCOPE_PANIC)) {
+		case PAT_TRIGGER:
+			c = CAUSE_TRIGGER;
+			break;
+		case PAT_SYSRQ:
+			c = CAUSE_SYSRQ;
+			break;
+		case PAT_NMI:
+			c = CAUSE_NMI;
+			break;
+		case PAT_WARNING:
+			c = CAUSE_WARNING;
+			break;
+		case PAT_OOPS:
+			c = oops_cause(g);
+			break;
+		default:
+			if (g->oops[0] && !g->oops_ended)
+				c = oops_cause(g);
+			break;
+		}
+		if (c == CAUSE_TRIGGER || !g->oops[0])
+			snprintf(detail, dlen, "%s", g->panic_msg);
+		else
+			snprintf(detail, dlen, "%s; panic: %s", oops,
+				 g->panic_msg);
+		return c;
 	}
 	if (g->boots >= 2 && g->oops[0] && !g->oops_ended) {
 		/* panic_on_oops with a crash kernel loaded: the oops goes
@@ -290,21 +317,6 @@ static enum cause find_cause(const struct guest_progress *g,
 		 */
 		snprintf(detail, dlen, "%s", oops);
 		return oops_cause(g);
-	}
-	if (g->panic_msg[0]) {
-		snprintf(detail, dlen, "%s", g->panic_msg);
-		switch (kind_of(g->panic_msg, SCOPE_PANIC)) {
-		case PAT_SYSRQ:
-			return CAUSE_SYSRQ;
-		case PAT_NMI:
-			return CAUSE_NMI;
-		case PAT_WARNING:
-			return CAUSE_WARNING;
-		case PAT_OOPS:
-			return CAUSE_OOPS;
-		default:
-			return CAUSE_PANIC;
-		}
 	}
 	if (g->boots >= 2 && !strcmp(g->action, "crash_kexec")) {
 		/* crash_kexec() prints nothing: the capture kernel booting
@@ -325,8 +337,9 @@ static enum cause find_cause(const struct guest_progress *g,
 		return CAUSE_NMI;
 	}
 	if (g->boots >= 2 && g->sysrq >= 0) {
-		snprintf(detail, dlen,
-			 "a sysrq crash, then the capture kernel (no panic line)");
+		snprintf(
+			detail, dlen,
+			"a sysrq crash, then the capture kernel (no panic line)");
 		return CAUSE_SYSRQ;
 	}
 	if (g->boots >= 2) {
@@ -374,7 +387,8 @@ enum collect_result collect_run(const struct collect_in *in,
 	*run_dir = NULL;
 	err[0] = '\0';
 	if (!in->staging || !in->runs || !in->trigger) {
-		snprintf(err, errlen, "the staging dir, runs dir and trigger are required");
+		snprintf(err, errlen,
+			 "the staging dir, runs dir and trigger are required");
 		return COLLECT_BAD_INPUT;
 	}
 	if (!*in->trigger || strchr(in->trigger, '/')) {
@@ -422,8 +436,8 @@ enum collect_result collect_run(const struct collect_in *in,
 		snprintf(why, sizeof(why), "no dump stream");
 	}
 	full_note(&c, full, sizeof(full));
-	rec->cause.run = find_cause(&g, in->trigger, cause_detail,
-				    sizeof(cause_detail));
+	rec->cause.run =
+		find_cause(&g, in->trigger, cause_detail, sizeof(cause_detail));
 	if (g.oops[0])
 		snprintf(oops_note, sizeof(oops_note),
 			 " (the console shows %s%s%s)", g.oops,
@@ -648,9 +662,10 @@ enum collect_result collect_run(const struct collect_in *in,
 			 in->interrupted ? "interrupted" : "failed", *run_dir,
 			 reason);
 	else if (g.lines_cut)
-		snprintf(err, errlen,
-			 "note: %lu console/guest log line(s) longer than %d bytes were scanned by their start only",
-			 g.lines_cut, GUESTLOG_LINE_MAX);
+		snprintf(
+			err, errlen,
+			"note: %lu console/guest log line(s) longer than %d bytes were scanned by their start only",
+			g.lines_cut, GUESTLOG_LINE_MAX);
 	rc = success ? COLLECT_SUCCESS : COLLECT_FAILED;
 out:
 	free(status_text);

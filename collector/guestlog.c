@@ -132,8 +132,13 @@ void guestlog_console_line(struct guest_progress *g, const char *line,
 		g->nmi = stamp >= 0 ? stamp : 0;
 	if (g->oops[0] && kind == PAT_END_TRACE)
 		g->oops_ended = 1;
-	if (!g->oops[0] && oops_start(msg, mlen)) {
+	/* the oops that matters is the first the kernel did not survive: a
+	 * new one after an end of trace replaces one it survived
+	 */
+	if ((!g->oops[0] || g->oops_ended) && oops_start(msg, mlen)) {
 		copy_field(g->oops, sizeof(g->oops), msg, mlen);
+		g->oops_where[0] = '\0';
+		g->oops_ended = 0;
 	} else if (g->oops[0] && !g->oops_where[0] && kind == PAT_RIP &&
 		   mlen > taglen) {
 		/* "RIP: 0010:lkdtm_EXCEPTION+0x5/0x10": after the segment */

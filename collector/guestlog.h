@@ -27,7 +27,9 @@ struct guest_progress {
 	int boots; /* "Command line:" lines: 2 = the capture kernel booted */
 	/* the first kernel's first "Kernel panic - not syncing: " text */
 	char panic_msg[512];
-	/* its first Oops/BUG/WARNING line (no timestamp), the RIP after it */
+	/* its first Oops/BUG/WARNING line the kernel did not survive (or the
+	 * last one it did), without timestamp, and the RIP after it
+	 */
 	char oops[512];
 	char oops_where[256]; /* function+offset/size from that RIP line */
 	/* "---[ end trace": the oops report ran to its end, so the kernel

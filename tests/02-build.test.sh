@@ -12,7 +12,7 @@ cd "$top"
 # make's own database: the prerequisites it read for bench
 prereqs=$(make -pq bench 2>/dev/null | sed -n 's/^bench: *//p' | head -1 || true)
 for want in "$build/appliance/root.cpio.gz" "$build/triggers/triggerctl" \
-	"$build/collector/bpk-collect" "$build/analysis/fire-decode"; do
+	"$build/bpk/bpk" "$build/analysis/fire-decode"; do
 	if [[ " $prereqs " == *" $want "* ]]; then
 		pass "build.bench_needs.${want##*/}" "bench: ... $want ..."
 	else
@@ -23,7 +23,7 @@ done
 # Everything built first; then a kernel input touched, same content.
 products=("$build/kernel.ok" "$build/triggers/vmlinux.h" "$build/triggers/names-gen.c"
 	"$build/triggers/triggerctl" "$build/guard" "$build/appliance/root.cpio.gz"
-	"$build/guard-initramfs.cpio.gz")
+	"$build/guard-initramfs.cpio.gz" "$build/bpk/bpk")
 if ! make all >"$out/make-first.log" 2>&1; then
 	fail build.first "make all failed: $(tail -1 "$out/make-first.log")"
 	exit 1
