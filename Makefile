@@ -35,7 +35,23 @@ KERNEL_OK := $(BUILD)/kernel.ok
 KERNEL_STAMP := $(BUILD)/kernel.stamp
 KHDR := $(KERNEL)/src/tools/include/uapi
 
-.PHONY: all deps kernel check-series guard test clean distclean
+.PHONY: all deps kernel check-series guard test clean distclean help
+help:
+	@echo 'make demo            set up everything, run the demo trigger, print its report'
+	@echo 'make test            make check, then every booted test (tests/*.test.sh)'
+	@echo 'make check           what needs no QEMU: lint, unit tests (ASan/UBSan), CLI tests'
+	@echo 'make all             build the kernel, the images, triggerctl, bpk, the tools'
+	@echo 'make run TRIGGER=name ARGS="k=v ..." [WORKLOAD=file KERNEL=debian ...]   one run'
+	@echo 'make campaign TRIGGER=name ATTEMPTS=n JOBS=j ...   many attempts (bpk campaign)'
+	@echo 'make crash|drgn [RUN=id]   the analyzers on a run (bpk crash, bpk drgn)'
+	@echo 'make bench           the loop, its phases and costs, side by side (bench/)'
+	@echo 'make fuzz [FUZZ_SECONDS=n]   libFuzzer on the parsers of guest bytes'
+	@echo 'make debian-kernel   fetch Debian'"'"'s stock kernel of linux-source-6.1'"'"'s version'
+	@echo 'make check-series    build the tree after each patch of the series (slow)'
+	@echo 'make install [PREFIX=/usr/local]   bpk, bpk(1), bash completion; make uninstall'
+	@echo 'make deps            install the Debian packages (as root)'
+	@echo 'make clean | distclean   remove build/ (distclean: the kernel cache too)'
+	@echo 'bpk --help and man bpk (build/bpk.1) describe the command itself.'
 all: kernel guard appliance triggers examples host-tools bpk
 
 deps: $(BUILD)/deps.ok
@@ -209,11 +225,13 @@ $(BK)/protocol-test: bpk/tests/protocol-test.c bpk/protocol.c bpk/escape.c bpk/q
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
 		$(filter %.c,$^) bpk/config.c -lcrypto
-$(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_LIB) bpk/record.c bpk/json_writer.c bpk/protocol.c \
-		analysis/fire_decode.c $(BPK_HDRS) $(wildcard analysis/*.h) $(BPK_GEN)
+# the collector's own code and what it links of bpk's
+COLLECTOR_DEPS := $(COLLECTOR_LIB) bpk/record.c bpk/json_writer.c bpk/protocol.c bpk/escape.c
+$(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_DEPS) analysis/fire_decode.c $(BPK_HDRS) \
+		$(wildcard analysis/*.h) $(BPK_GEN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -Ianalysis -o $@ collector/unit-tests.c \
-		$(COLLECTOR_LIB) bpk/record.c bpk/json_writer.c bpk/protocol.c analysis/fire_decode.c -ljansson
+		$(COLLECTOR_DEPS) analysis/fire_decode.c -ljansson
 
 FIRE_DECODE := $(BUILD)/analysis/fire-decode
 $(FIRE_DECODE): analysis/fire-decode.c analysis/fire_decode.c analysis/fire_decode.h triggers/fire.h
@@ -241,6 +259,24 @@ FUZZ_TARGETS := $(patsubst bpk/fuzz/fuzz-%.c,$(FZ)/fuzz-%,$(wildcard bpk/fuzz/fu
 $(FZ)/fuzz-record: bpk/fuzz/fuzz-record.c bpk/record.c bpk/json_writer.c $(BPK_GEN)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) -ljansson
+$(FZ)/fuzz-flat: bpk/fuzz/fuzz-flat.c collector/flat.c collector/flat.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
+$(FZ)/fuzz-status: bpk/fuzz/fuzz-status.c collector/status.c collector/status.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
+$(FZ)/fuzz-guestlog: bpk/fuzz/fuzz-guestlog.c collector/guestlog.c bpk/protocol.c $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
+$(FZ)/fuzz-fire: bpk/fuzz/fuzz-fire.c analysis/fire_decode.c analysis/fire_decode.h triggers/fire.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itriggers -o $@ $(filter %.c,$^)
+$(FZ)/fuzz-params: bpk/fuzz/fuzz-params.c triggers/table.c triggers/params.c triggers/names.c $(TB)/names-gen.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DTABLE_WITHOUT_PROGRAMS -o $@ $(filter %.c,$^)
+$(FZ)/fuzz-escape: bpk/fuzz/fuzz-escape.c bpk/escape.c bpk/escape.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_TARGETS)
 fuzz: $(FUZZ_TARGETS)
@@ -422,9 +458,9 @@ $(TRIGGER_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) 
 # make check: no QEMU; make test: make check first, then the booted tests.
 CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 .PHONY: check
-check: $(UNIT_TESTS) $(BPK) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL)
+check: $(UNIT_TESTS) $(BPK) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS)
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_MAN)
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# make bench, section "field" (issue 11), sourced by run-bench.sh:
+# make bench, section "field", sourced by run-bench.sh:
 #  - the demo loop on our kernel and on Debian's (KERNEL=debian), side by
 #    side in one run: QEMU start to armed (guest uptime), fire to report
 #    (host clock: from the moment the guest said "armed", plus its own

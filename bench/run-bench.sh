@@ -182,7 +182,7 @@ boot_detail() {
 		v+=("$(seconds $(($(now_ms) - t0)))")
 	done
 	record "analysis $acc" "crash start alone (symbols, debug info, vmcore; then q)" s "indexed copy, no .rela.debug_*" "${v[@]}"
-	# issue 10's yardstick: the report as it was before drgn joined, crash
+	# the yardstick of the drgn part: the report as it was without drgn, crash
 	# alone on the plain vmlinux with the report's own crash commands
 	# (report.py --crash-commands), beside the whole report of the loop above
 	local cmds
@@ -195,7 +195,7 @@ boot_detail() {
 			die "crash could not open $lr_dir/vmcore with the plain vmlinux"
 		v+=("$(seconds $(($(now_ms) - t0)))")
 	done
-	record "analysis $acc" "crash-only report before issue 10 (plain vmlinux, the report's ${#cmds[@]} crash commands)" s "compare: analysis: whole report" "${v[@]}"
+	record "analysis $acc" "crash-only report, no drgn part (plain vmlinux, the report's ${#cmds[@]} crash commands)" s "compare: analysis: whole report" "${v[@]}"
 	v=()
 	for _ in $(seq "$rounds"); do
 		"$top/analysis/report.py" "$lr_dir" >/dev/null 2>&1 || die "report.py failed on $lr_dir"
@@ -368,7 +368,7 @@ if want memory; then
 	step_done ""
 fi
 
-# --- 6. field (issue 11): Debian's kernel beside ours, python over 9p
+# --- 6. field: Debian's kernel beside ours, python over 9p
 if want field; then
 	step "field ($accel)"
 	# shellcheck source=field.sh
@@ -377,7 +377,7 @@ if want field; then
 	step_done ""
 fi
 
-# --- 7. campaign (issue 13): fresh boots against armed-snapshot restores
+# --- 7. campaign: fresh boots against armed-snapshot restores
 if want campaign; then
 	step "campaign ($accel)"
 	# shellcheck source=campaign.sh

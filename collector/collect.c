@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "escape.h"
 #include "flat.h"
 #include "guestlog.h"
 #include "protocol.h"
@@ -353,6 +354,18 @@ static enum cause find_cause(const struct guest_progress *g,
 	return CAUSE_NONE;
 }
 
+/* Guest text goes into the record escaped (escape.h): nothing a broken
+ * kernel or a workload wrote can reach a terminal, a report or a reader as
+ * a control character, a line separator or invalid UTF-8.
+ */
+static void set_guest_text(char **field, const char *text)
+{
+	char *e = text ? escape_text(text, strlen(text)) : NULL;
+
+	record_set(field, e);
+	free(e);
+}
+
 static double stamp_of(const struct capture_status *st, const char *key)
 {
 	const char *v = status_get(st, key);
@@ -604,18 +617,18 @@ enum collect_result collect_run(const struct collect_in *in,
 	record_set(&rec->id, id);
 	record_set(&rec->trigger.name, in->trigger);
 	rec->trigger.dry_run = in->dry_run;
-	record_set(&rec->trigger.fire_action, g.action[0] ? g.action : NULL);
+	set_guest_text(&rec->trigger.fire_action, g.action[0] ? g.action : NULL);
 	rec->status = in->interrupted ? RUN_INTERRUPTED :
 		      success	      ? RUN_SUCCESS :
 					RUN_FAILED;
-	record_set(&rec->reason, success ? "" : reason);
+	set_guest_text(&rec->reason, success ? "" : reason);
 	record_set(&rec->interrupted, in->interrupted);
-	record_set(&rec->cause.detail, cause_detail);
-	record_set(&rec->console.panic_message, g.panic_msg);
-	record_set(&rec->console.capture_panic,
+	set_guest_text(&rec->cause.detail, cause_detail);
+	set_guest_text(&rec->console.panic_message, g.panic_msg);
+	set_guest_text(&rec->console.capture_panic,
 		   g.capture_panic[0] ? g.capture_panic : NULL);
-	record_set(&rec->console.last_state, g.last_state);
-	record_set(&rec->console.refused, g.refused[0] ? g.refused : NULL);
+	set_guest_text(&rec->console.last_state, g.last_state);
+	set_guest_text(&rec->console.refused, g.refused[0] ? g.refused : NULL);
 	rec->console.lines = (long)g.console_lines;
 	rec->console.lines_cut = (long)g.lines_cut;
 	rec->dump.stream_bytes = info.stream_bytes;
@@ -633,7 +646,7 @@ enum collect_result collect_run(const struct collect_in *in,
 		rec->timings.panic_to_capture = span(0, s);
 		rec->timings.dmesg = span(s, dm);
 		rec->timings.dump = span(dm, stamp_of(&st, "dump_done"));
-		record_set(&rec->dump.makedumpfile_opts,
+		set_guest_text(&rec->dump.makedumpfile_opts,
 			   status_get(&st, "makedumpfile_opts"));
 	}
 	rec->timings.collect = now() - t0;
