@@ -22,7 +22,7 @@ expected=(sysctl_default_off l.fdinfo_destructive m.load_warning l.fdinfo_not_de
 rc=0
 boot_job "$initrd" guard-checks 180 || rc=$?
 if ((rc != 0)); then
-	fail guard.boot "qemu-run exited $rc; console tail: $(tail -3 "$out/console.log" | tr '\n' ' ')"
+	fail guard.boot "bpk boot exited $rc; console tail: $(tail -3 "$out/console.log" | tr '\n' ' ')"
 	exit 1
 fi
 guest_results "$out/results.txt" guard "${expected[@]}"

@@ -20,7 +20,7 @@ got=${got#*\] }
 if ((rc == 0)) && [[ $got == "$want" ]]; then
 	pass guard.i.panic_message_verbatim "console: $got"
 else
-	fail guard.i.panic_message_verbatim "qemu-run exit $rc; want: $want; got: ${got:-no panic line}"
+	fail guard.i.panic_message_verbatim "bpk boot exit $rc; want: $want; got: ${got:-no panic line}"
 fi
 # The job ran as far as arming, and never came back to report an exit.
 armed=$(grep -m1 'arming bpf_panic' "$out/results.txt" 2>/dev/null || true)

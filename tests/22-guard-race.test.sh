@@ -16,7 +16,7 @@ loads=${BPK_RACE_LOADS:-10000}
 rc=0
 # the job's own parameter rides on its kernel command line argument
 boot_job "$initrd" "guard-race bpk.loads=$loads" 300 || rc=$?
-check race.guest_finished "qemu-run exit $rc; $(grep -m1 '^JOB-EXIT' "$out/results.txt" || echo 'no JOB-EXIT line')" \
+check race.guest_finished "bpk boot exit $rc; $(grep -m1 '^JOB-EXIT' "$out/results.txt" || echo 'no JOB-EXIT line')" \
 	test "$rc" = 0
 guest_results "$out/results.txt" guard race.documented_outcomes race.flips_interleaved race.flipper_ok
 done_line=$(grep '^RACE-DONE' "$out/results.txt" || true)
