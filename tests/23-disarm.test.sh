@@ -16,8 +16,9 @@ refused_line='syscall_errno refused: the fire action came back 1 time(s), last w
 
 # 1. off: no panic, the guest goes on and powers off.
 rc=0
-"$top/appliance/run.sh" --trigger syscall_errno --args "$args" \
-	--workload "$top/tests/disarm/off.sh" --runs "$out/off" --timeout 240 \
+# shellcheck disable=SC2086 # the trigger's parameters, a word each
+"$bpk" --runs "$out/off" run syscall_errno $args \
+	--workload "$top/tests/disarm/off.sh" --timeout 240 \
 	>"$out/off.out" 2>&1 || rc=$?
 run=$(find "$out/off" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
 if [[ -z $run || ! -r $run/guest.log || ! -r $run/console.log ]]; then
@@ -30,16 +31,18 @@ else
 	panics=$(grep -ac 'Kernel panic' "$run/console.log" || true)
 	check disarm.off.no_panic "$panics panic lines in $(wc -l <"$run/console.log") console lines" \
 		test "$panics" = 0 -a -s "$run/console.log"
-	check disarm.off.powered_off_normally "$(grep -m1 '^JOB-EXIT' "$run/guest.log" || echo 'no JOB-EXIT'); $(grep -m1 '^qemu_exit=' "$run/run.meta" || echo 'no qemu_exit')" \
-		grep -qx 'qemu_exit=0' "$run/run.meta"
+	qexit=$(record_field "$run" qemu.exit 2>&1 || true)
+	check disarm.off.powered_off_normally "$(grep -m1 '^JOB-EXIT' "$run/guest.log" || echo 'no JOB-EXIT'); qemu.exit=${qexit:-nothing}" \
+		test "$qexit" = 0
 	check disarm.off.no_dump "exit $rc; files: $(find "$run" -mindepth 1 -printf '%f ')" \
 		test "$rc" = 1 -a ! -e "$run/vmcore"
 fi
 
 # 2. on again: the second match panics; the record shows the refused first.
 rc=0
-"$top/appliance/run.sh" --trigger syscall_errno --args "$args" \
-	--workload "$top/tests/disarm/on-again.sh" --runs "$out/on" --timeout 240 \
+# shellcheck disable=SC2086
+"$bpk" --runs "$out/on" run syscall_errno $args \
+	--workload "$top/tests/disarm/on-again.sh" --timeout 240 \
 	>"$out/on.out" 2>&1 || rc=$?
 run=$(find "$out/on" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
 if [[ -z $run || ! -r $run/report.txt ]]; then
