@@ -9,11 +9,11 @@ fresh_out
 
 runs=$out/runs
 msg='bpf_panic trigger syscall_errno fired: syscall=openat errno=ENOENT comm=bpk-demo'
-demo=(--trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo"
-	--workload "$top/triggers/examples/syscall_errno.sh" --runs "$runs" --timeout 240)
+demo=(--runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo
+	--workload "$top/triggers/examples/syscall_errno.sh" --timeout 240)
 
 rc=0
-"$top/appliance/run.sh" "${demo[@]}" >"$out/run1.out" 2>"$out/run1.err" || rc=$?
+"$bpk" "${demo[@]}" >"$out/run1.out" 2>"$out/run1.err" || rc=$?
 mapfile -t dirs < <(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' | sort)
 run1=${dirs[0]:-}
 check pipeline.run_succeeds "exit $rc; $(grep -o 'run filed: .*' "$out/run1.err" || tail -1 "$out/run1.err")" \
@@ -25,7 +25,7 @@ fi
 pass pipeline.vmcore "$run1/vmcore, $(stat -c %s "$run1/vmcore") bytes"
 
 # crash opens the vmcore, and sys names the bpf_panic message as PANIC.
-vmlinux=$(sed -n 's/^vmlinux=//p' "$run1/run.meta")
+vmlinux=$(record_field "$run1" guest.vmlinux)
 printf 'sys\nbt\n' >"$out/crash.cmd"
 crash -s --kaslr=auto "$vmlinux" "$run1/vmcore" -i "$out/crash.cmd" </dev/null >"$out/crash.out" 2>&1 || true
 panic=$(grep -E '^ *PANIC:' "$out/crash.out" | sed 's/^ *//' || true)
@@ -47,13 +47,12 @@ check pipeline.report_backtrace "$(grep -m1 '^PID:' "$report" || echo 'no bt')" 
 	grep -q '^PID: .*COMMAND: "bpk-demo"' "$report"
 check pipeline.report_bpf_frame "$(grep -m1 -o 'bpf_prog_[0-9a-f]*_syscall_errno+[^ ]*' "$report" || echo 'no BPF frame')" \
 	grep -q 'bpf_prog_[0-9a-f]*_syscall_errno' "$report"
-check pipeline.meta_success "$(grep -E '^(status|dump)=' "$run1/run.meta" | tr '\n' ' ')" \
-	grep -qx 'status=success' "$run1/run.meta"
+check_field pipeline.meta_success "$run1" status success
 
 # A second run: its own directory; the first one's files unchanged.
 (cd "$run1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$out/run1.before"
 rc=0
-"$top/appliance/run.sh" "${demo[@]}" --no-report >"$out/run2.out" 2>"$out/run2.err" || rc=$?
+"$bpk" "${demo[@]}" --no-report >"$out/run2.out" 2>"$out/run2.err" || rc=$?
 mapfile -t dirs < <(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' | sort)
 check pipeline.second_run_own_dir "exit $rc; runs: $(printf '%s ' "${dirs[@]##*/}")" \
 	test "$rc" = 0 -a "${#dirs[@]}" = 2 -a -s "${dirs[1]:-/nonexistent}/vmcore"
