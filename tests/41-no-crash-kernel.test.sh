@@ -15,9 +15,8 @@ for ck in none 8M 40M; do
 	name=no_crash_kernel.crashkernel_$ck
 	runs=$out/runs-$ck
 	rc=0
-	"$top/appliance/run.sh" --trigger syscall_errno \
-		--args "syscall=openat errno=ENOENT comm=bpk-demo" --crashkernel "$ck" \
-		--runs "$runs" --timeout 240 >"$out/$ck.out" 2>"$out/$ck.err" || rc=$?
+	"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+		--crashkernel "$ck" --timeout 240 >"$out/$ck.out" 2>"$out/$ck.err" || rc=$?
 	run=$(filed_runs "$runs" | head -1)
 	err=$(grep 'error:' "$out/$ck.err" | tail -1 || true)
 	check "$name.exits_1" "exit $rc: ${err:-no error line}" test "$rc" = 1
@@ -37,7 +36,7 @@ for ck in none 8M 40M; do
 	check_file_lacks "$name.never_armed" "$run/guest.log" '^BPK-STATE armed'
 	check_file_has "$name.console_has_the_boot" "$run/console.log" 'Linux version'
 	check_file_lacks "$name.no_panic" "$run/console.log" 'Kernel panic'
-	check_file_has "$name.filed_as_failed" "$run/run.meta" '^status=failed$'
+	check_field "$name.filed_as_failed" "$run" status failed
 	check "$name.no_vmcore" "files: $(find "$run" -mindepth 1 -printf '%f ')" \
-		test -s "$run/run.meta" -a -z "$(find "$run" -name 'vmcore*')"
+		test -s "$run/run.json" -a -z "$(find "$run" -name 'vmcore*')"
 done
