@@ -9,9 +9,8 @@ set -euo pipefail
 fresh_out
 
 runs=$out/runs
-"$top/appliance/run.sh" --trigger syscall_errno \
-	--args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--runs "$runs" --timeout 240 >"$out/run.out" 2>"$out/run.err" &
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--timeout 240 >"$out/run.out" 2>"$out/run.err" &
 run_pid=$!
 
 # Wait for the dump stream to be under way, then kill that run's QEMU.
@@ -47,5 +46,5 @@ fi
 check_has cut_short.error_names_the_run "$err" "$run"
 check cut_short.kept_as_incomplete "$(find "$run" -mindepth 1 -printf '%f ')" \
 	test -s "$run/vmcore.incomplete" -a -s "$run/console.log" -a ! -e "$run/vmcore" -a ! -e "$run/report.txt"
-check_file_has cut_short.meta_dump_incomplete "$run/run.meta" '^dump=incomplete$'
-check_file_has cut_short.meta_failed "$run/run.meta" '^status=failed$'
+check_field cut_short.meta_dump_incomplete "$run" dump.state incomplete
+check_field cut_short.meta_failed "$run" status failed
