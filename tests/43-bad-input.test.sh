@@ -6,51 +6,54 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 fresh_out
 
-run=$top/appliance/run.sh
 runs=$out/runs
+run=("$bpk" --runs "$runs" run)
 
-one_line bad_input.unknown_trigger "unknown trigger 'nosuch'" "$run" --trigger nosuch --runs "$runs"
+one_line bad_input.unknown_trigger "unknown trigger 'nosuch'" "${run[@]}" nosuch
 one_line bad_input.bad_trigger_arg "syscall=opnat: unknown x86_64 syscall" \
-	"$run" --trigger syscall_errno --args "syscall=opnat" --runs "$runs"
+	"${run[@]}" syscall_errno syscall=opnat
 one_line bad_input.unknown_trigger_key "colour: unknown parameter of trigger syscall_errno" \
-	"$run" --trigger syscall_errno --args "syscall=openat colour=red" --runs "$runs"
-one_line bad_input.missing_kernel "kernel not built" \
-	env BUILD="$out/no-build" "$run" --trigger syscall_errno --runs "$runs"
-one_line bad_input.missing_workload "/nonexistent/wl: workload not found" \
-	"$run" --trigger syscall_errno --args "syscall=openat" --workload /nonexistent/wl --runs "$runs"
+	"${run[@]}" syscall_errno syscall=openat colour=red
+# the trigger's parameters are good: only the kernel is missing
+one_line bad_input.missing_kernel "not built: $out/no-build/kernel/bzImage" \
+	env BUILD="$out/no-build" "${run[@]}" syscall_errno syscall=openat
+one_line bad_input.missing_workload "/nonexistent/wl: no such readable file" \
+	"${run[@]}" syscall_errno syscall=openat --workload /nonexistent/wl
 one_line bad_input.bad_crashkernel "--crashkernel 'lots'" \
-	"$run" --trigger syscall_errno --args "syscall=openat" --crashkernel lots --runs "$runs"
+	"${run[@]}" syscall_errno syscall=openat --crashkernel lots
 # names of the kernel that would boot, checked against its symbol table
 one_line bad_input.tp_category "tp=bogus:sched_switch: no trace event category bogus in this kernel" \
-	"$run" --trigger tracepoint --args "tp=bogus:sched_switch" --runs "$runs"
+	"${run[@]}" tracepoint tp=bogus:sched_switch
 one_line bad_input.tp_event "tp=sched:sched_swtch: no tracepoint sched_swtch in this kernel" \
-	"$run" --trigger tracepoint --args "tp=sched:sched_swtch" --runs "$runs"
+	"${run[@]}" tracepoint tp=sched:sched_swtch
 one_line bad_input.func_name "func=do_unlinkt: no function do_unlinkt in this kernel" \
-	"$run" --trigger func_entry --args "func=do_unlinkt comm=rm" --runs "$runs"
+	"${run[@]}" func_entry func=do_unlinkt comm=rm
 one_line bad_input.tp_category_debian "tp=bogus:sched_switch: no trace event category bogus in this kernel (debian:" \
-	"$run" --kernel debian --trigger tracepoint --args "tp=bogus:sched_switch" --runs "$runs"
+	"${run[@]}" --kernel debian tracepoint tp=bogus:sched_switch
 check bad_input.nothing_filed "runs dir: $(find "$runs" -mindepth 1 2>/dev/null | wc -l) entries" \
 	test -z "$(find "$runs" -mindepth 1 2>/dev/null)"
 
+report=(/usr/bin/python3 "$top/analysis/report.py")
 one_line bad_input.report_missing_run "/nonexistent/run: not a readable run directory" \
-	"$top/analysis/report.sh" /nonexistent/run
+	"${report[@]}" /nonexistent/run
 mkdir -p "$out/unreadable" && chmod 000 "$out/unreadable"
 if ((EUID == 0)); then
 	# root reads anything: a run dir that is not one stands in for it
-	one_line bad_input.report_not_a_run "no run.meta" "$top/analysis/report.sh" "$out/unreadable"
+	one_line bad_input.report_not_a_run "run.json: no run record" "${report[@]}" "$out/unreadable"
 else
-	one_line bad_input.report_unreadable_run "not a readable run directory" "$top/analysis/report.sh" "$out/unreadable"
+	one_line bad_input.report_unreadable_run "not a readable run directory" "${report[@]}" "$out/unreadable"
 fi
 chmod 755 "$out/unreadable"
-mkdir -p "$out/failed-run" && printf 'status=failed\nreason=the guest refused to arm: x\n' >"$out/failed-run/run.meta"
+mkdir -p "$out/failed-run" &&
+	printf '{"schema_version": 1, "status": "failed", "reason": "the guest refused to arm: x"}\n' >"$out/failed-run/run.json"
 one_line bad_input.report_run_without_vmcore "no vmcore to open (run status: failed: the guest refused to arm: x)" \
-	"$top/analysis/report.sh" "$out/failed-run"
-one_line bad_input.crash_missing_run "/nonexistent/run: not a readable run directory" \
-	"$top/analysis/open-crash.sh" /nonexistent/run
+	"${report[@]}" "$out/failed-run"
+one_line bad_input.crash_missing_run "/nonexistent/run: not a run directory" \
+	"$bpk" crash /nonexistent/run
 one_line bad_input.collect_missing_staging "/nonexistent/stage/console.log" \
-	"$build/collector/bpk-collect" --staging /nonexistent/stage --runs "$runs" --trigger x
-one_line bad_input.collect_bad_trigger_name "--trigger '../x': not a trigger name" \
-	"$build/collector/bpk-collect" --staging "$out" --runs "$runs" --trigger ../x
+	"$bpk" --runs "$runs" collect --staging /nonexistent/stage --trigger x
+one_line bad_input.collect_bad_trigger_name "trigger '../x': not a trigger name" \
+	"$bpk" --runs "$runs" collect --staging "$out" --trigger ../x
 
 # Trigger parameters are checked before anything is loaded (here: on the host).
 tc=$build/triggers/triggerctl
