@@ -9,8 +9,8 @@ fresh_out
 cd "$top"
 
 rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOSPC comm=bpk-demo" \
-	--workload triggers/examples/syscall_errno.sh --repeat 2 --runs "$out/never" \
+"$bpk" --runs "$out/never" run syscall_errno syscall=openat errno=ENOSPC comm=bpk-demo \
+	--workload triggers/examples/syscall_errno.sh --repeat 2 \
 	>"$out/never.out" 2>&1 || rc=$?
 err=$(grep 'error:' "$out/never.out" | tail -1 || true)
 check never_fired.exits_1 "exit $rc: ${err:-no error line}" test "$rc" = 1
@@ -22,16 +22,16 @@ else
 	check_file_has never_fired.workload_repeated "$run/guest.log" \
 		'the workload ran 2 time\(s\) and the trigger did not fire'
 	check never_fired.no_dump "files: $(find "$run" -mindepth 1 -printf '%f ')" \
-		test -s "$run/run.meta" -a ! -e "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
-	check_file_has never_fired.filed_as_failed "$run/run.meta" '^status=failed$'
+		test -s "$run/run.json" -a ! -e "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
+	check_field never_fired.filed_as_failed "$run" status failed
 fi
 
-# A terminal (script(1) gives the run a pty): after the report, crash's
-# own prompt, which answers a command typed at it.
+# A terminal (script(1) gives the run a pty) and --crash: after the
+# report, crash's own prompt, which answers a command typed at it.
 rc=0
-printf 'sys\nq\n' | script -qec "appliance/run.sh --trigger syscall_errno \
-	--args 'syscall=openat errno=ENOENT comm=bpk-demo' \
-	--workload triggers/examples/syscall_errno.sh --runs '$out/tty'" /dev/null \
+printf 'sys\nq\n' | script -qec "'$bpk' --runs '$out/tty' run syscall_errno \
+	syscall=openat errno=ENOENT comm=bpk-demo \
+	--workload triggers/examples/syscall_errno.sh --crash" /dev/null \
 	>"$out/tty.out" 2>&1 || rc=$?
 tr -d '\r' <"$out/tty.out" >"$out/tty.txt"
 check interactive.report_first "$(grep -m1 '^bpf-panic kdump report' "$out/tty.txt" || echo 'no report')" \
