@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nothing is lost when the runs dir fills up: RUNS is a 4 MiB tmpfs, less
 # than the dump. That is a run failure, not bad input: QEMU is stopped once
-# the disk is full (not at the timeout), run.sh exits 3 naming the cause (No
+# the disk is full (not at the timeout), bpk exits 3 naming the cause (No
 # space left on device), and what the guest sent (console.log, guest.log,
 # the dump stream as far as it got) is kept in RUNS/<id>.unfiled/, named on
 # stderr.
@@ -24,8 +24,8 @@ timeout=240
 
 t0=$(now_ms)
 rc=0
-"$top/appliance/run.sh" --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--runs "$runs" --timeout "$timeout" >"$out/run.out" 2>"$out/run.err" || rc=$?
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--timeout "$timeout" >"$out/run.out" 2>"$out/run.err" || rc=$?
 secs=$((($(now_ms) - t0) / 1000))
 # a copy of what the tmpfs held, for whoever reads this test's output
 cp -a "$tiny" "$out/tiny-copy" 2>/dev/null || true
