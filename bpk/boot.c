@@ -15,6 +15,7 @@
 #include "bpk.h"
 #include "kernels.h"
 #include "qemu.h"
+#include "run.h"
 #include "supervise.h"
 
 static void usage_boot(void)
@@ -143,6 +144,7 @@ int do_boot(int argc, char **argv)
 	}
 	g.staging = out;
 	g.timeout_s = timeout;
+	run_caps(&g, parse_size(mem), LOG_CAP_DEFAULT);
 	if (guest_prepare(&g))
 		return 1;
 	q.accel = qemu_accel(accel, k.image);

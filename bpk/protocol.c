@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE /* asprintf */
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,61 @@ const char *console_message(const char *line, size_t len, size_t *mlen,
 		}
 	}
 	*mlen = len - (size_t)(msg - line);
+	return msg;
+}
+
+/* Is there a "[    1.234567] " stamp at @p? Its length, else 0. */
+static size_t stamp_at(const char *p, const char *end, double *stamp)
+{
+	const char *q = p + 1;
+	bool digits = false, dot = false;
+	char num[32];
+	size_t n;
+
+	if (p >= end || *p != '[')
+		return 0;
+	while (q < end && *q == ' ')
+		q++;
+	for (; q < end && ((*q >= '0' && *q <= '9') || *q == '.'); q++) {
+		if (*q == '.') {
+			if (dot)
+				return 0;
+			dot = true;
+		} else {
+			digits = true;
+		}
+	}
+	if (!digits || !dot || q + 1 >= end || q[0] != ']' || q[1] != ' ' ||
+	    q - p > 30)
+		return 0;
+	n = (size_t)(q - p - 1);
+	memcpy(num, p + 1, n);
+	num[n] = '\0';
+	*stamp = strtod(num, NULL);
+	return (size_t)(q + 2 - p);
+}
+
+const char *console_next_record(const char *p, const char *end, size_t *mlen,
+				double *stamp)
+{
+	const char *msg, *q;
+	size_t sl;
+
+	if (p >= end)
+		return NULL;
+	*stamp = -1;
+	sl = stamp_at(p, end, stamp);
+	msg = p + sl;
+	/* the message runs to the next stamp */
+	for (q = msg; q < end; q++) {
+		double ignored;
+
+		if (*q == '[' && stamp_at(q, end, &ignored))
+			break;
+	}
+	*mlen = (size_t)(q - msg);
+	if (!sl && !*mlen)
+		return NULL;
 	return msg;
 }
 

@@ -72,6 +72,14 @@ extern const size_t n_console_patterns;
 const char *console_message(const char *line, size_t len, size_t *mlen,
 			    double *stamp);
 
+/* The next kernel log record in [@p, @end): a line's start, or any
+ * "[ seconds] " stamp after it. Its message (after the stamp, up to the
+ * next stamp or @end) and length; *@stamp its seconds or -1. NULL when
+ * there is none left.
+ */
+const char *console_next_record(const char *p, const char *end, size_t *mlen,
+				double *stamp);
+
 /* The first pattern of @scope that @msg starts with: its kind, and the
  * length of its text in *@taglen; -1 if none.
  */

@@ -104,6 +104,24 @@ void record_init(struct run_record *r)
 	r->timings.collect = RECORD_NO_TIME;
 }
 
+static void write_str_array(json_writer_t *jw, const char *name, char **arr,
+			    int n)
+{
+	jw_name(jw, name);
+	jw_start_array(jw);
+	for (int i = 0; arr && i < n; i++)
+		jw_string(jw, arr[i] ? arr[i] : "");
+	jw_end_array(jw);
+}
+
+static void free_str_array(char **arr, int n)
+{
+	if (arr)
+		for (int i = 0; i < n; i++)
+			free(arr[i]);
+	free(arr);
+}
+
 void record_free(struct run_record *r)
 {
 	char **strings[] = {
@@ -138,10 +156,8 @@ void record_free(struct run_record *r)
 
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		free(*strings[i]);
-	if (r->guest.shares_ro)
-		for (int i = 0; i < r->guest.n_shares_ro; i++)
-			free(r->guest.shares_ro[i]);
-	free(r->guest.shares_ro);
+	free_str_array(r->guest.shares_ro, r->guest.n_shares_ro);
+	free_str_array(r->capped, r->n_capped);
 	/* A freed record is an empty one: freeing it again is harmless. */
 	record_init(r);
 }
@@ -201,12 +217,8 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_bool_field(jw, "panic_on_warn", r->guest.panic_on_warn);
 	req_string(jw, "workload", r->guest.workload);
 	req_string(jw, "host_fs", r->guest.host_fs);
-	jw_name(jw, "shares_ro");
-	jw_start_array(jw);
-	for (int i = 0; r->guest.shares_ro && i < r->guest.n_shares_ro; i++)
-		jw_string(jw,
-			  r->guest.shares_ro[i] ? r->guest.shares_ro[i] : "");
-	jw_end_array(jw);
+	write_str_array(jw, "shares_ro", r->guest.shares_ro,
+			r->guest.n_shares_ro);
 	jw_string_field(jw, "share_rw", r->guest.share_rw);
 	jw_end_object(jw);
 
@@ -248,6 +260,9 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 		jw_string_field(jw, "restore_error", r->campaign.restore_error);
 		jw_end_object(jw);
 	}
+
+	if (r->n_capped)
+		write_str_array(jw, "capped", r->capped, r->n_capped);
 
 	jw_name(jw, "report");
 	jw_start_object(jw);
@@ -664,39 +679,42 @@ static void enumeration(struct reader *rd, json_t *obj, const char *where,
 		  json_string_value(v));
 }
 
-static void shares(struct reader *rd, json_t *guest, struct run_record *r)
+/* An optional array of strings @where.@key into *@arr (NULL-ended) and
+ * *@n.
+ */
+static void str_array(struct reader *rd, json_t *obj, const char *where,
+		      const char *key, char ***arr, int *n)
 {
-	json_t *v = member(rd, guest, "guest", "shares_ro", OPTIONAL, is_array,
-			   "an array");
-	size_t n = v ? json_array_size(v) : 0;
-	char item[32];
+	json_t *v = member(rd, obj, where, key, OPTIONAL, is_array, "an array");
+	size_t count = v ? json_array_size(v) : 0;
+	char item[64];
 
-	if (!n)
+	if (!count)
 		return;
-	if (n > INT_MAX) {
-		bad_field(rd, "guest", "shares_ro", "too many items");
+	if (count > INT_MAX) {
+		bad_field(rd, where, key, "too many items");
 		return;
 	}
 	/* One more, NULL, for callers that walk the array to its end. */
-	r->guest.shares_ro = calloc(n + 1, sizeof(*r->guest.shares_ro));
-	if (!r->guest.shares_ro) {
+	*arr = calloc(count + 1, sizeof(**arr));
+	if (!*arr) {
 		fail(rd->err, rd->errlen, "%s: out of memory", rd->file);
 		rd->failed = true;
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < count; i++) {
 		json_t *s = json_array_get(v, i);
 
 		if (!json_is_string(s)) {
-			snprintf(item, sizeof(item), "shares_ro[%zu]", i);
-			bad_field(rd, "guest", item,
+			snprintf(item, sizeof(item), "%s[%zu]", key, i);
+			bad_field(rd, where, item,
 				  "expected a string, found %s", type_name(s));
 			return;
 		}
-		r->guest.shares_ro[i] = dup_string(rd, s);
-		if (!r->guest.shares_ro[i])
+		(*arr)[i] = dup_string(rd, s);
+		if (!(*arr)[i])
 			return;
-		r->guest.n_shares_ro = (int)i + 1;
+		*n = (int)i + 1;
 	}
 }
 
@@ -741,7 +759,8 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	boolean(rd, guest, "guest", "panic_on_warn", &r->guest.panic_on_warn);
 	string(rd, guest, "guest", "workload", REQUIRED, &r->guest.workload);
 	string(rd, guest, "guest", "host_fs", REQUIRED, &r->guest.host_fs);
-	shares(rd, guest, r);
+	str_array(rd, guest, "guest", "shares_ro", &r->guest.shares_ro,
+		  &r->guest.n_shares_ro);
 	string(rd, guest, "guest", "share_rw", OPTIONAL, &r->guest.share_rw);
 
 	qemu = object(rd, root, NULL, "qemu", REQUIRED);
@@ -789,6 +808,7 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	string(rd, campaign, "campaign", "restore_error", OPTIONAL,
 	       &r->campaign.restore_error);
 
+	str_array(rd, root, NULL, "capped", &r->capped, &r->n_capped);
 	report = object(rd, root, NULL, "report", REQUIRED);
 	e = REPORT_NOT_RUN;
 	enumeration(rd, report, "report", "state", report_names,

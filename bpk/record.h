@@ -72,6 +72,9 @@ struct run_record {
 		int attempt; /* 0: not an attempt of a campaign (no "campaign") */
 		char *restored_from, *restore_error;
 	} campaign;
+	/* what the guest sent more of than is kept: "console.log: ..." */
+	char **capped;
+	int n_capped;
 	struct {
 		enum report_state state;
 		char *error;

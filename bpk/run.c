@@ -53,6 +53,7 @@ void run_opts_init(struct run_opts *o)
 	/* make test builds everything first: its runs need not ask make */
 	o->build = !getenv("BPK_NO_BUILD") || !*getenv("BPK_NO_BUILD");
 	o->accel = config_accel();
+	o->log_cap = LOG_CAP_DEFAULT;
 	o->display = DISPLAY_PLAIN;
 }
 
@@ -210,6 +211,12 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				o->accel = v;
 			} else if (!strcmp(a, "--append")) {
 				o->append = v;
+			} else if (!strcmp(a, "--log-cap")) {
+				o->log_cap = parse_size(v);
+				if (o->log_cap < 0)
+					usage_error(
+						"--log-cap '%s' is not a size like 64M or 1G",
+						v);
 			} else if (!strcmp(a, "--capture-append")) {
 				o->capture_append = v;
 			} else if (!strcmp(a, "--qemu-arg")) {
@@ -833,8 +840,8 @@ void run_build(const struct run_opts *o, const struct kernel_info *k)
 		 * said with it
 		 */
 		die("make %s failed (exit %d): %s%s%s (whole log: %s)", target,
-		    rc, last[0] ? last : "no output", *missing ? "; missing: " : "",
-		    missing, logpath);
+		    rc, last[0] ? last : "no output",
+		    *missing ? "; missing: " : "", missing, logpath);
 	}
 	if (o->display == DISPLAY_VERBOSE)
 		p_info("build up to date in %s",
@@ -1465,6 +1472,15 @@ static void attempt_redirect(const struct run_opts *o)
 	free(err);
 }
 
+void run_caps(struct guest *g, long long mem, long long log_cap)
+{
+	g->cap[S_CONSOLE] = g->cap[S_RESULTS] = g->cap[S_DMESG] =
+		(uint64_t)log_cap;
+	/* the capture step's record is a few lines */
+	g->cap[S_STATUS] = 1 << 20;
+	g->cap[S_DUMP] = (uint64_t)(mem + DUMP_SLACK);
+}
+
 int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 {
 	struct run_state r = { .o = o, .k = k };
@@ -1614,6 +1630,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	/* --- the guest */
 	g.staging = r.stage;
 	g.timeout_s = o->timeout;
+	run_caps(&g, parse_size(o->mem), o->log_cap);
 	g.tick_ms = o->display == DISPLAY_TERM ? 250 : 0;
 	g.hooks = (struct guest_hooks){ .stage = on_stage,
 					.tick = on_tick,
@@ -1623,6 +1640,15 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	g.control = g.qmp = o->restore != NULL;
 	if (guest_prepare(&g))
 		die("the guest could not be set up");
+	if (o->restore) {
+		char *sc = path_join(o->restore, "console.log");
+		char *sr = path_join(o->restore, "results.txt");
+
+		if (guest_replay(&g, sc, sr))
+			die("the snapshot %s is not whole", o->restore);
+		free(sc);
+		free(sr);
+	}
 	if (o->restore) {
 		char *state = path_join(o->restore, "state");
 
@@ -1757,6 +1783,22 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	ci.trigger = o->trigger;
 	ci.dry_run = o->dry_run;
 	ci.interrupted = g.signum ? g.signame : NULL;
+	ci.max_dump = (unsigned long long)(parse_size(o->mem) + DUMP_SLACK);
+	ci.progress = &g.progress;
+	for (int i = 0; i < S_NSTREAMS; i++) {
+		if (!g.capped[i])
+			continue;
+		rec.capped = xrealloc(rec.capped, (size_t)(rec.n_capped + 2) *
+							  sizeof(char *));
+		rec.capped[rec.n_capped++] = xasprintf(
+			"%s: %llu bytes kept of %llu the guest sent%s",
+			stream_name(i), (unsigned long long)g.cap[i],
+			(unsigned long long)g.bytes[i],
+			i == S_DUMP ?
+				" (past its memory + slack: QEMU stopped)" :
+				"");
+		rec.capped[rec.n_capped] = NULL;
+	}
 	crc = collect_run(&ci, &rec, &dir, err, sizeof(err));
 	if (crc == COLLECT_UNFILED || crc == COLLECT_BAD_INPUT || !dir) {
 		p_err("%s", err);

@@ -38,13 +38,27 @@ struct run_opts {
 	const char *accel; /* auto | tcg | kvm */
 	struct strv qemu_args;
 	const char *append, *capture_append;
+	long long log_cap; /* console, results, vmcore-dmesg: the most kept */
 	const char *restore; /* a snapshot dir: restore instead of booting */
 	int attempt; /* a campaign's attempt number, 0 if none */
 	const char *campaign; /* the campaign dir of that attempt */
 	enum display display;
 };
 
+/* What bpk keeps of the guest's output at most, by default: a broken
+ * kernel or a reproducer can print for ever, and the disk is the host's.
+ */
+#define LOG_CAP_DEFAULT (64LL << 20)
+/* A dump is at most the guest's memory, plus this for makedumpfile's
+ * headers and bitmaps and the flattened format's record headers.
+ */
+#define DUMP_SLACK (64LL << 20)
+
 void run_opts_init(struct run_opts *o);
+
+/* The caps of a guest's streams for a guest of @mem bytes. */
+struct guest;
+void run_caps(struct guest *g, long long mem, long long log_cap);
 
 /* Parse bpk run's arguments into @o (bad input: exit 2). @verb names the
  * verb in messages.

@@ -445,6 +445,7 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	mk.dir = dir;
 	g.staging = dir;
 	g.timeout_s = SNAPSHOT_BOOT_TIMEOUT;
+	run_caps(&g, parse_size(req->mem), LOG_CAP_DEFAULT);
 	g.control = g.qmp = true;
 	g.hooks = (struct guest_hooks){ .state = make_state,
 					.fired = make_fired,

@@ -48,6 +48,11 @@ static const char *const stage_names[] = {
 	"dump",	   "collect", "report", "done",
 };
 
+const char *stream_name(int i)
+{
+	return i >= 0 && i < S_NSTREAMS ? stream_file[i] : "?";
+}
+
 const char *stage_name(enum stage s)
 {
 	return stage_names[s];
@@ -260,6 +265,27 @@ int guest_start(struct guest *g)
 	return 0;
 }
 
+int guest_replay(struct guest *g, const char *console, const char *results)
+{
+	const char *files[2] = { results, console };
+
+	for (int i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "r");
+
+		if (!f) {
+			p_err("%s: %s", files[i], strerror(errno));
+			return -1;
+		}
+		if (guestlog_scan_file(&g->progress, f, i)) {
+			p_err("%s: %s", files[i], strerror(errno));
+			fclose(f);
+			return -1;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
 void guest_control_send(struct guest *g, const void *data, size_t len)
 {
 	g->control_buf = xrealloc(g->control_buf, g->control_len + len);
@@ -351,6 +377,8 @@ static void feed_lines(struct guest *g, int which, const char *buf, size_t n)
 			continue;
 		}
 		line[g->line_len[which]] = '\0';
+		if (g->line_cut[which])
+			g->progress.lines_cut++;
 		if (which == 0)
 			console_line(g, line, g->line_len[which]);
 		else
@@ -385,9 +413,41 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+/* What the guest sent past a stream's cap is not kept: said once, and
+ * for the dump (past what the guest's memory explains) QEMU is stopped,
+ * since nothing the capture step sends after that can be a good dump.
+ */
+static size_t capped(struct guest *g, int i, size_t n)
+{
+	uint64_t cap = g->cap[i];
+	size_t keep;
+
+	if (!cap || g->bytes[i] + n <= cap)
+		return n;
+	keep = g->bytes[i] >= cap ? 0 : (size_t)(cap - g->bytes[i]);
+	if (!g->capped[i]) {
+		static char why[256];
+
+		g->capped[i] = true;
+		snprintf(why, sizeof(why),
+			 "%s: the guest sent more than %llu bytes%s",
+			 stream_file[i], (unsigned long long)cap,
+			 i == S_DUMP ? ", beyond its memory + slack" : "");
+		if (i == S_DUMP) {
+			p_err("%s: stopping QEMU", why);
+			guest_stop(g, 125, why);
+		} else {
+			p_err("%s: the rest is not kept", why);
+		}
+	}
+	return keep;
+}
+
 static void stream_bytes(struct guest *g, int i, const char *buf, size_t n)
 {
-	if (g->out[i] >= 0 && write_all(g->out[i], buf, n)) {
+	size_t keep = capped(g, i, n);
+
+	if (keep && g->out[i] >= 0 && write_all(g->out[i], buf, keep)) {
 		static char why[600];
 		int e = errno;
 

@@ -39,6 +39,8 @@ enum stage {
 	STAGE_DONE,
 };
 const char *stage_name(enum stage s);
+/* the staging file a stream is written to: "console.log" ... */
+const char *stream_name(int i);
 
 struct guest;
 
@@ -65,6 +67,8 @@ struct guest {
 	struct guest_hooks hooks;
 	bool control; /* a control port (snapshots and restores) */
 	bool qmp; /* a QMP monitor */
+	/* the most kept of each stream (0: no cap): see run.c */
+	uint64_t cap[S_NSTREAMS];
 	int keep_extra; /* one more fd QEMU gets (a snapshot's state file),
 			 * -1 if none: set after guest_prepare
 			 */
@@ -81,7 +85,8 @@ struct guest {
 	char signame[16];
 	struct guest_progress progress; /* scanned as the lines came */
 	enum stage stage;
-	uint64_t bytes[S_NSTREAMS];
+	uint64_t bytes[S_NSTREAMS]; /* received, kept or not */
+	bool capped[S_NSTREAMS];
 	int64_t started_ms, ended_ms;
 	bool fired_seen;
 	char qemu_err[1024]; /* the end of what QEMU printed on stderr */
@@ -104,6 +109,12 @@ struct guest {
  * 0, or -1 after an error message.
  */
 int guest_prepare(struct guest *g);
+
+/* What a restored guest said before its snapshot was saved (its boot),
+ * scanned into g->progress first: the restored run's states and kernels
+ * count on from there, as its filed console and guest log will read.
+ */
+int guest_replay(struct guest *g, const char *console, const char *results);
 
 /* Start QEMU with g->qemu_argv. 0, or -1 after an error message. */
 int guest_start(struct guest *g);

@@ -420,9 +420,14 @@ enum collect_result collect_run(const struct collect_in *in,
 		return COLLECT_BAD_INPUT;
 	}
 
-	guestlog_init(&g);
-	if (scan(&c, &g, "results.txt", 0) || scan(&c, &g, "console.log", 1))
-		return COLLECT_UNFILED;
+	if (in->progress) {
+		g = *in->progress;
+	} else {
+		guestlog_init(&g);
+		if (scan(&c, &g, "results.txt", 0) ||
+		    scan(&c, &g, "console.log", 1))
+			return COLLECT_UNFILED;
+	}
 	status_text = read_status(&c);
 	if (!status_text)
 		return COLLECT_UNFILED;
@@ -434,7 +439,7 @@ enum collect_result collect_run(const struct collect_in *in,
 	stage_path(&c, flatpath, sizeof(flatpath), "dump.flat");
 	f = fopen(flatpath, "r");
 	if (f) {
-		verdict = flat_check(f, &info, why, sizeof(why));
+		verdict = flat_check(f, in->max_dump, &info, why, sizeof(why));
 		if (ferror(f)) {
 			cannot_file(&c, "%s: %s", flatpath,
 				    strerror(errno ? errno : EIO));
@@ -617,7 +622,8 @@ enum collect_result collect_run(const struct collect_in *in,
 	record_set(&rec->id, id);
 	record_set(&rec->trigger.name, in->trigger);
 	rec->trigger.dry_run = in->dry_run;
-	set_guest_text(&rec->trigger.fire_action, g.action[0] ? g.action : NULL);
+	set_guest_text(&rec->trigger.fire_action,
+		       g.action[0] ? g.action : NULL);
 	rec->status = in->interrupted ? RUN_INTERRUPTED :
 		      success	      ? RUN_SUCCESS :
 					RUN_FAILED;
@@ -626,7 +632,7 @@ enum collect_result collect_run(const struct collect_in *in,
 	set_guest_text(&rec->cause.detail, cause_detail);
 	set_guest_text(&rec->console.panic_message, g.panic_msg);
 	set_guest_text(&rec->console.capture_panic,
-		   g.capture_panic[0] ? g.capture_panic : NULL);
+		       g.capture_panic[0] ? g.capture_panic : NULL);
 	set_guest_text(&rec->console.last_state, g.last_state);
 	set_guest_text(&rec->console.refused, g.refused[0] ? g.refused : NULL);
 	rec->console.lines = (long)g.console_lines;
@@ -647,7 +653,7 @@ enum collect_result collect_run(const struct collect_in *in,
 		rec->timings.dmesg = span(s, dm);
 		rec->timings.dump = span(dm, stamp_of(&st, "dump_done"));
 		set_guest_text(&rec->dump.makedumpfile_opts,
-			   status_get(&st, "makedumpfile_opts"));
+			       status_get(&st, "makedumpfile_opts"));
 	}
 	rec->timings.collect = now() - t0;
 	if (record_write(in->staging, rec, err, errlen)) {

@@ -23,12 +23,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "guestlog.h"
 #include "record.h"
 
 struct collect_in {
 	const char *staging, *runs, *trigger;
 	bool dry_run; /* no dump expected: success is "dry-run-done" */
 	const char *interrupted; /* the signal's name, or NULL */
+	/* the most a dump of this guest can be: its memory + slack (0: no
+	 * bound); a stream beyond it is kept, never rebuilt
+	 */
+	unsigned long long max_dump;
+	/* what the guest said, as scanned while it said it (bpk run): whole
+	 * even where a file was cut at its cap; NULL: scan the staging
+	 * files (bpk collect)
+	 */
+	const struct guest_progress *progress;
 };
 
 enum collect_result {

@@ -58,8 +58,8 @@ static uint64_t skip(FILE *f, uint64_t n)
 	return done;
 }
 
-enum flat_verdict flat_check(FILE *f, struct flat_info *info, char *why,
-			     size_t whylen)
+enum flat_verdict flat_check(FILE *f, uint64_t max_extent,
+			     struct flat_info *info, char *why, size_t whylen)
 {
 	unsigned char header[MDF_HEADER_SIZE];
 	struct mdf_header h;
@@ -122,6 +122,17 @@ enum flat_verdict flat_check(FILE *f, struct flat_info *info, char *why,
 				 "record %" PRIu64 " has offset %" PRId64
 				 " size %" PRId64,
 				 info->records + 1, off, size);
+			return FLAT_BAD;
+		}
+		if (max_extent &&
+		    ((uint64_t)size > max_extent ||
+		     (uint64_t)off > max_extent - (uint64_t)size)) {
+			snprintf(
+				why, whylen,
+				"record %" PRIu64 " (offset %" PRId64
+				", %" PRId64 " bytes) ends beyond %" PRIu64
+				" bytes, the most the guest's memory explains: not rebuilt",
+				info->records + 1, off, size, max_extent);
 			return FLAT_BAD;
 		}
 		data = skip(f, (uint64_t)size);

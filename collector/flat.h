@@ -30,9 +30,13 @@ struct flat_info {
 /* Read @f to its end; fill @info; on anything but FLAT_COMPLETE, a one-line
  * reason in @why. FLAT_TRAILING: everything up to the end marker is whole
  * (makedumpfile -R stops there), but something wrote after it.
+ * @max_extent (0: none) bounds every record: the guest chooses the offsets,
+ * and a rebuilt vmcore is as large as the largest offset + size, so a
+ * record ending beyond what the guest's memory can explain is FLAT_BAD,
+ * never rebuilt (an 8 TiB sparse file fills any disk a copy goes to).
  */
-enum flat_verdict flat_check(FILE *f, struct flat_info *info, char *why,
-			     size_t whylen);
+enum flat_verdict flat_check(FILE *f, uint64_t max_extent,
+			     struct flat_info *info, char *why, size_t whylen);
 
 const char *flat_verdict_name(enum flat_verdict v);
 

@@ -90,16 +90,13 @@ static int oops_start(const char *msg, size_t len)
 	       console_is(msg, len, PAT_WARNING);
 }
 
-void guestlog_console_line(struct guest_progress *g, const char *line,
-			   size_t len)
+/* One kernel log record's message (after its stamp). */
+static void console_record(struct guest_progress *g, const char *msg,
+			   size_t mlen, double stamp)
 {
-	const char *msg;
-	double stamp;
-	size_t mlen, taglen;
+	size_t taglen;
 	int kind;
 
-	g->console_lines++;
-	msg = console_message(line, len, &mlen, &stamp);
 	kind = console_match(msg, mlen, SCOPE_LINE, &taglen);
 	if (kind == PAT_BOOT) {
 		g->boots++;
@@ -147,6 +144,26 @@ void guestlog_console_line(struct guest_progress *g, const char *line,
 
 		copy_field(g->oops_where, sizeof(g->oops_where), where,
 			   (size_t)(msg + mlen - where));
+	}
+}
+
+void guestlog_console_line(struct guest_progress *g, const char *line,
+			   size_t len)
+{
+	const char *p = line, *end = line + len, *msg;
+	double stamp;
+	size_t mlen;
+
+	g->console_lines++;
+	if (len && line[len - 1] == '\r')
+		end--;
+	/* The console carries the kernel's records and whatever user space
+	 * writes to it: a record may begin mid-line, after text a task left
+	 * without its newline. Each "[ seconds] " stamp begins one.
+	 */
+	while ((msg = console_next_record(p, end, &mlen, &stamp))) {
+		console_record(g, msg, mlen, stamp);
+		p = msg + mlen;
 	}
 }
 

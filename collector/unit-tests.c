@@ -68,7 +68,7 @@ static enum flat_verdict run_flat(struct stream *s, struct flat_info *info,
 
 	if (!s->len)
 		fgetc(f); /* an empty stream: fmemopen needs a size > 0 */
-	v = flat_check(f, info, why, whylen);
+	v = flat_check(f, 0, info, why, whylen);
 	fclose(f);
 	return v;
 }

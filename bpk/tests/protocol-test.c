@@ -164,6 +164,25 @@ static void test_patterns(void)
 		      "%s: %d", m,
 		      console_match(m, strlen(m), SCOPE_PANIC, NULL));
 	}
+	{
+		/* a record that begins mid-line, after a task's text */
+		const char *line =
+			"flood 12 xxx[    7.100000] Kernel panic - not syncing: bpf_panic trigger t fired[    7.2] next";
+		const char *p = line, *end = line + strlen(line), *m;
+		char got[512] = "";
+		size_t mlen, used = 0;
+		double st;
+
+		while ((m = console_next_record(p, end, &mlen, &st))) {
+			used += (size_t)snprintf(got + used, sizeof(got) - used,
+						 "<%.*s|%g>", (int)mlen, m, st);
+			p = m + mlen;
+		}
+		check("patterns.records_mid_line",
+		      !strcmp(got,
+			      "<flood 12 xxx|-1><Kernel panic - not syncing: bpf_panic trigger t fired|7.1><next|7.2>"),
+		      "%s", got);
+	}
 	check("patterns.table_loaded", n_console_patterns >= 10,
 	      "%zu patterns from lib/console-patterns", n_console_patterns);
 }
