@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# An interrupted run stops its QEMU and files what exists. SIGTERM to run.sh
-# mid-boot, with that run's QEMU stopped (SIGSTOP) so that only SIGKILL can
-# end it; SIGTERM to run.sh mid-dump; SIGINT to the process group of
-# "make run" (what Ctrl-C does) while the workload runs; SIGHUP to run.sh
-# (its terminal closed) while armed. Each time: exit
-# 128+N, no QEMU of that run left, the run filed with status=interrupted,
-# naming the signal, its console kept.
+# An interrupted run stops its QEMU and files what exists. SIGTERM to bpk
+# run mid-boot, with that run's QEMU stopped (SIGSTOP) so that only SIGKILL
+# can end it; SIGTERM to bpk run mid-dump; SIGINT to the process group of
+# "make run" (what Ctrl-C does) while the workload runs; SIGHUP to bpk run
+# (its terminal closed) while armed. Each time: exit 128+N, no QEMU of that
+# run left, the run filed with status interrupted, naming the signal, its
+# console kept.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -56,8 +56,8 @@ after() {
 		fail "$name.filed" "nothing filed under $runs: $(find "$runs" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)"
 		return
 	fi
-	check_file_has "$name.filed_interrupted" "$run/run.meta" '^status=interrupted$'
-	check_file_has "$name.reason_names_signal" "$run/run.meta" "^reason=interrupted by SIG$sig"
+	check_field "$name.filed_interrupted" "$run" status interrupted
+	check_field_match "$name.reason_names_signal" "$run" reason "^interrupted by SIG$sig"
 	check_file_has "$name.console_kept" "$run/console.log" 'Linux version'
 	RUN=$run
 }
@@ -84,10 +84,10 @@ signal_and_reap() {
 	wait "$3" || rc=$?
 }
 
-# 1. SIGTERM mid-boot; QEMU stopped, so qemu-run.sh must fall back to SIGKILL
+# 1. SIGTERM mid-boot; QEMU stopped, so bpk must fall back to SIGKILL
 runs=$out/runs-boot
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--runs "$runs" --timeout 300 >"$out/boot.out" 2>"$out/boot.err" &
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--timeout 300 >"$out/boot.out" 2>"$out/boot.err" &
 pid=$!
 console='' qemu=''
 if wait_for "the boot" 120 booted "$runs" >"$out/boot.wait"; then
@@ -106,8 +106,8 @@ check_file_has interrupt.boot.sigkill_fallback "$out/boot.err" 'still running 5s
 
 # 2. SIGTERM while the dump streams out
 runs=$out/runs-dump
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--runs "$runs" --timeout 300 >"$out/dump.out" 2>"$out/dump.err" &
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--timeout 300 >"$out/dump.out" 2>"$out/dump.err" &
 pid=$!
 flat=''
 if wait_for "the dump" 240 dumping "$runs" >"$out/dump.wait"; then
@@ -122,7 +122,7 @@ RUN=''
 after interrupt.dump "$rc" "$runs" "$console" TERM
 if [[ -n $RUN ]]; then
 	check interrupt.dump.stream_kept "$(find "$RUN" -mindepth 1 -printf '%f ')" test -s "$RUN/vmcore.incomplete"
-	check_file_has interrupt.dump.reason_says_dump_under_way "$RUN/run.meta" '^reason=.*the dump was under way'
+	check_field_match interrupt.dump.reason_says_dump_under_way "$RUN" reason 'the dump was under way'
 fi
 
 # 3. Ctrl-C: SIGINT to the whole process group of "make run", while the
@@ -139,10 +139,10 @@ signal_and_reap INT "-$pid" "$pid"
 after interrupt.make "$rc" "$runs" "$console" INT
 check_file_has interrupt.make.says_so "$out/make.err" 'interrupted by SIGINT'
 
-# 4. SIGHUP (the terminal closed) to run.sh while the trigger is armed
+# 4. SIGHUP (the terminal closed) to bpk run while the trigger is armed
 runs=$out/runs-hup
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOSPC comm=bpk-demo" --repeat 0 \
-	--runs "$runs" --timeout 300 >"$out/hup.out" 2>"$out/hup.err" &
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOSPC comm=bpk-demo --repeat 0 \
+	--timeout 300 >"$out/hup.out" 2>"$out/hup.err" &
 pid=$!
 await_armed hup "$runs"
 signal_and_reap HUP "$pid" "$pid"
