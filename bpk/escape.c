@@ -52,11 +52,7 @@ static size_t escape(char *out, size_t size, const char *s, size_t len)
 		char tmp[20];
 		size_t tlen;
 
-		if (n == 1 && p[i] == '\\') {
-			tmp[0] = tmp[1] = '\\';
-			tlen = 2;
-			n = 1;
-		} else if (n > 0) {
+		if (n > 0) {
 			memcpy(tmp, p + i, (size_t)n);
 			tlen = (size_t)n;
 		} else {

@@ -3,9 +3,11 @@
  * Guest text made safe to show: every byte a broken kernel or a user's
  * reproducer sent is untrusted. Control characters (C0, DEL, C1), the
  * Unicode line and paragraph separators, and bytes that are not valid
- * UTF-8 come out as \xNN (a backslash as \\), so that nothing guest-made
- * moves the cursor, sets a title, clears the screen or splits a line in a
- * reader, and nothing is lost: the escaping can be read back.
+ * UTF-8 come out as \xNN, as fire-decode prints a fire record's text, so
+ * that nothing guest-made moves the cursor, sets a title, clears the
+ * screen or splits a line in a reader. A backslash stays as it is: the
+ * escape is idempotent (text escaped twice reads the same), so a record's
+ * escaped text can pass through the analysis' escape again unchanged.
  */
 #ifndef BPK_ESCAPE_H
 #define BPK_ESCAPE_H

@@ -3,7 +3,8 @@
  * libFuzzer target of the escape of guest text (bpk/escape.c): whatever
  * bytes come in, what comes out has no control character (C0, DEL, C1),
  * no U+2028/U+2029, is valid UTF-8, and loses nothing: every input byte
- * is either kept or written as \xNN.
+ * is either kept or written as \xNN; and escaping again changes nothing
+ * (the record's escaped text passes the analysis' escape unchanged).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,6 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
 			abort();
 		i += n;
+	}
+	{
+		char *again = escape_text(e, len);
+
+		if (!again || strcmp(again, e))
+			abort();
+		free(again);
 	}
 	free(e);
 	return 0;

@@ -197,7 +197,7 @@ static void test_escape(void)
 		{ "plain text", 10, "plain text" },
 		{ "\033]0;title\007", 10, "\\x1b]0;title\\x07" },
 		{ "a\nb\rc\vd\fe", 9, "a\\x0ab\\x0dc\\x0bd\\x0ce" },
-		{ "back\\slash", 10, "back\\\\slash" },
+		{ "back\\slash", 10, "back\\slash" },
 		{ "\xe2\x80\xa8sep", 6, "\\xe2\\x80\\xa8sep" },
 		{ "\xc2\x85nel", 5, "\\xc2\\x85nel" },
 		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },
@@ -216,6 +216,16 @@ static void test_escape(void)
 		check(name, got && !strcmp(got, cases[i].want), "%s -> %s",
 		      vis_len(cases[i].in, cases[i].len), vis(got));
 		free(got);
+	}
+	{
+		const char *raw = "a\033[2Jb\xff\\x1b";
+		char *once = escape_text(raw, strlen(raw));
+		char *twice = once ? escape_text(once, strlen(once)) : NULL;
+
+		check("escape.idempotent", once && twice && !strcmp(once, twice),
+		      "%s -> %s -> %s", vis(raw), vis(once), vis(twice));
+		free(once);
+		free(twice);
 	}
 	{
 		char buf[8];
