@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Debian's own kernel for the appliance (make ... KERNEL=debian): the stock
+# Debian's own kernel for the appliance (bpk run --kernel debian): the stock
 # linux-image-6.1.0-<abi>-amd64 whose version is that of the installed
 # linux-source-6.1 (the source our kernel is built from), resolved by apt,
 # and the vmlinux of its -dbg package, for crash. Nothing is installed: the
@@ -32,11 +32,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/log.sh
 . "$here/../lib/log.sh"
 
-# Bump when the extraction changes (the module list below), so that an
-# entry made by an older recipe is redone (from the kept image .deb).
-# 2: vmlinux gets a .gdb_index
-# 3: LKDTM built out of tree when the package lacks it
-# 4: vmlinux without its .rela.debug_* sections (crash starts 2.5 s sooner)
+# Bump when the extraction changes (the module list below, LKDTM, what is
+# done to vmlinux), so that an entry made by another recipe is redone (from
+# the kept image .deb).
 RECIPE=4
 # The modules the guests need, when they are modules (built-in ones are
 # skipped): virtio transport, console (the result and dump ports) and blk;
@@ -131,7 +129,7 @@ extract_vmlinux() {
 # which gdb applies to every DWARF section it reads although the linked
 # contents are final: crash's start on a Debian vmcore 5.6 -> 3.1 s, 671 ->
 # 366 MB; see analysis/crash-vmlinux.sh). drgn reads the same file. An entry
-# made before the sections were dropped is redone here, in place.
+# whose vmlinux still has the sections is redone here, in place.
 gdb_index() {
 	local sections
 	sections=$(readelf -SW "$entry/vmlinux")

@@ -6,7 +6,7 @@
 # dracut only looks for modules under its base dir, so it runs on a private
 # base dir: links to the system's dracut files, plus our module. No kernel
 # modules go in (--no-kernel): the appliance kernel has everything built in.
-# A kernel whose drivers are modules (Debian's, KERNEL=debian) names them
+# A kernel whose drivers are modules (Debian's, --kernel debian) names them
 # with --drivers: dracut installs them and what they depend on from --kmoddir
 # (a .../lib/modules/KVER tree), and the capture step loads them.
 set -euo pipefail
@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 out=${1:?usage: mkkdump.sh OUT.img [MAKEDUMPFILE_OPTS] [--kver KVER --kmoddir DIR --drivers "MOD ..."]}
 opts=${2:--l -d 31}
-# --- issue 11: a kernel with modular drivers (Debian's)
+# a kernel with modular drivers (Debian's)
 kernel_args=(--no-kernel) drivers=''
 if (($# > 2)); then
 	shift 2
@@ -35,7 +35,6 @@ if (($# > 2)); then
 	[[ -r $kmoddir/modules.dep ]] || bad_input "$kmoddir: no modules.dep (a depmod'ed lib/modules/$kver tree)"
 	kernel_args=(--kver "$kver" --kmoddir "$kmoddir" --add-drivers "$drivers")
 fi
-# --- end issue 11
 sysbase=/usr/lib/dracut
 need_cmd dracut dracut-core
 need_cmd makedumpfile makedumpfile
@@ -58,7 +57,7 @@ ln -s "$here/kdump/99bpkdump" "$base/modules.d/99bpkdump"
 sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 {
 	echo "MAKEDUMPFILE_OPTS=$(sq "$opts")"
-	echo "BPK_MODULES=$(sq "$drivers")" # issue 11
+	echo "BPK_MODULES=$(sq "$drivers")"
 } >"$work/bpk-kdump.conf"
 mkdir -p "$work/none"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The root initramfs of a guest running Debian's kernel (KERNEL=debian): the
+# The root initramfs of a guest running Debian's kernel (--kernel debian): the
 # appliance's own (mkinitramfs.sh: busybox, /init, the guest's protocol
 # library /usr/lib/bpk/bpk-lib.sh, the given files) with
 # Debian's vmlinuz as /boot/bzImage (the job's kexec -p loads it as the

@@ -9,8 +9,9 @@
 # An entry is only complete when its "ok" file exists; a failed or
 # interrupted build leaves no "ok" and is redone from scratch.
 #
-# Environment: BPK_CACHE (default ~/.cache/bpf-panic-kdump), KSRC_TARBALL
-# (default /usr/src/linux-source-6.1.tar.xz), JOBS (default nproc + 1).
+# Environment: BPK_CACHE (default $XDG_CACHE_HOME/bpf-panic-kdump, else
+# ~/.cache/bpf-panic-kdump), KSRC_TARBALL (default
+# /usr/src/linux-source-6.1.tar.xz), JOBS (default nproc + 1).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/log.sh"
 
 # Bump when the way the kernel is built changes (make targets, base config),
-# so that old cache entries are not reused for a different recipe.
+# so that cache entries of another recipe are not reused.
 RECIPE=2
 
 link=${1:?usage: build-kernel.sh LINK}

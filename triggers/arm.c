@@ -598,7 +598,7 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	libbpf_log[0] = '\0';
 	rc = bpf_object__load(obj);
 	if (rc) {
-		char why[256]; /* issue 11: what this kernel lacks, if that is it */
+		char why[256]; /* what this kernel lacks, if that is it */
 
 		fprintf(stderr, "%s", libbpf_log);
 		if (load_failure_reason(libbpf_log, why, sizeof(why)))

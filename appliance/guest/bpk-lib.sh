@@ -49,7 +49,7 @@
 	bpk_lib_loaded=1 # sourced already: bpk-capture.sh does not again
 	# where the kernel lists the virtio-serial ports, each with its name
 	BPK_PORTS_DIR=/sys/class/virtio-ports
-	# the port names QEMU gives (appliance/qemu-run.sh --port NAME=FILE)
+	# the port names QEMU gives (bpk/protocol.h, set by bpk/qemu.c)
 	BPK_PORT_RESULTS=results
 	BPK_PORT_DMESG=dmesg
 	BPK_PORT_DUMP=dump

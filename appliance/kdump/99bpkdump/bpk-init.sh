@@ -4,11 +4,11 @@
 # /sys and /dev) and runs it; the capture step never returns (it powers the
 # machine off).
 #
-# Why not dracut's own init (99base): under TCG its shell init and udev took
+# Why not dracut's own init (99base): under TCG its shell init and udev take
 # 2.7 s from "Run /init" to its first message, longer than the dump itself,
-# and its udev half (udevadm, libsystemd-shared, libcrypto) was 14 of the
-# image's 23 MiB unpacked, each MiB paid again by kexec -p, by purgatory's
-# checksum and by the capture kernel's unpacking. A dump needs none of it:
+# and its udev half (udevadm, libsystemd-shared, libcrypto) is 14 of the
+# 23 MiB such an image has unpacked, each MiB paid again by kexec -p, by
+# purgatory's checksum and by the capture kernel's unpacking. A dump needs none of it:
 # no root to find, no devices to wait for but the virtio ports, which
 # devtmpfs creates by itself. Why busybox (static) and not bash and
 # util-linux's mount: every dynamically linked program started costs its
