@@ -610,7 +610,7 @@ def panic_info(prog):
     panic_on_oops, which goes to crash_kexec from oops_end()), the oops
     lines (BUG:, Oops: ...), the first sysrq, NMI and WARNING lines, and
     the fatal line."""
-    return bpk_protocol.evidence(r.text.decode(errors="replace") for r in get_printk_records(prog))
+    return bpk_protocol.evidence(r.text.decode(errors="surrogateescape") for r in get_printk_records(prog))
 
 
 def crashed_task(prog):

@@ -9,6 +9,8 @@ cause (the report, from the dump's log) are found by the same texts.
     evidence(messages)       what a whole log says (panic message, oops
                              lines, the fatal line, ...)
     dump_cause(fire, ev)     (cause, why) in run.schema.json's vocabulary
+    escape(text)             guest text made safe to show (as bpk/escape.c)
+    escape_deep(obj)         the same for every string of a JSON document
 
 A line is matched at the start of its message, after the "[ time] " stamp;
 a panic message at the start of its text after "Kernel panic - not
@@ -32,6 +34,44 @@ _STAMP_RE = re.compile(r"^\[ *[0-9]+\.[0-9]+\] ")
 # crash_kexec(), never gets there).
 FATAL_LINE_KINDS = ("oops", "warning", "sysrq", "nmi")
 MAX_OOPS_LINES = 8
+
+
+def _escape_char(ch):
+    """One character as escape() shows it: itself, or \\xNN per byte."""
+    cp = ord(ch)
+    if 0xDC80 <= cp <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+        return "\\x%02x" % (cp - 0xDC00)
+    if cp < 0x20 or cp == 0x7F or 0x80 <= cp <= 0x9F or cp in (0x2028, 0x2029) \
+            or 0xD800 <= cp <= 0xDFFF:
+        return "".join("\\x%02x" % b for b in ch.encode("utf-8", "surrogatepass"))
+    return ch
+
+
+def escape(text):
+    """Guest text made safe to show, as bpk's escape.c makes it: control
+    characters (C0, DEL, C1), U+2028 and U+2029, and bytes that were not
+    UTF-8 (decoded with errors="surrogateescape") become \\xNN; the rest,
+    backslashes included, stays. Idempotent: the run record's text, escaped
+    once by bpk, comes through unchanged. Every string the report takes
+    from the guest or the dump passes here before a terminal or a file."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        text = str(text)
+    if text.isprintable() and not any(c in text for c in "\u2028\u2029"):
+        return text
+    return "".join(_escape_char(c) for c in text)
+
+
+def escape_deep(obj):
+    """escape() applied to every string of a JSON-shaped value (keys too)."""
+    if isinstance(obj, str):
+        return escape(obj)
+    if isinstance(obj, list):
+        return [escape_deep(v) for v in obj]
+    if isinstance(obj, dict):
+        return {escape(k): escape_deep(v) for k, v in obj.items()}
+    return obj
 
 
 class PatternError(Exception):

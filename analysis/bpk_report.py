@@ -90,7 +90,7 @@ def _interrupted(signum, _frame):
 
 
 def die(msg, code=1):
-    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    print(f"{PROG}: error: {bpk_protocol.escape(msg)}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -160,7 +160,7 @@ class Crash:
         # a thread reads crash's output as it comes: crash never waits on a
         # full pipe while this script waits for drgn
         for raw in self.proc.stdout:
-            self.lines.put(raw.decode("utf-8", errors="replace").rstrip("\n"))
+            self.lines.put(raw.decode("utf-8", errors="surrogateescape").rstrip("\n"))
         self.lines.put(None)
 
     def send(self, commands):
@@ -441,7 +441,7 @@ class DrgnPart:
         except OSError:
             errlines = []
         for line in errlines:
-            print(f"drgn part: {line}", file=sys.stderr)
+            print(f"drgn part: {bpk_protocol.escape(line)}", file=sys.stderr)
         try:
             with open(self.out, encoding="utf-8") as f:
                 self.facts = json.load(f)
@@ -1135,7 +1135,8 @@ def full_report(run, vmlinux=None):
         first_look_ms = None
         if drgn.facts.get("ok"):
             try:
-                print("\n".join(first_look(rec, drgn.facts, drgn.ms / 1000)) + "\n", flush=True)
+                print("\n".join(bpk_protocol.escape(ln) for ln in first_look(rec, drgn.facts, drgn.ms / 1000)) + "\n",
+                      flush=True)
                 first_look_ms = now_ms() - started
             except Exception as e:  # noqa: BLE001 - the full report still follows
                 print(f"first look: {type(e).__name__}: {e}", file=sys.stderr)
@@ -1146,10 +1147,11 @@ def full_report(run, vmlinux=None):
         timings = {"crash_s": crash.ms / 1000, "drgn_s": drgn.ms / 1000}
         if first_look_ms is not None:
             timings["first_look_s"] = first_look_ms / 1000
-        lines = r.render(started, crash.ms, drgn.ms, first_look_ms)
+        # what the guest and the dump said reaches no terminal or file raw
+        lines = [bpk_protocol.escape(ln) for ln in r.render(started, crash.ms, drgn.ms, first_look_ms)]
         timings["report_s"] = round((now_ms() - started) / 1000, 3)
         try:
-            write(os.path.join(run, "report.json"), json.dumps(r.json(timings), indent=1) + "\n")
+            write(os.path.join(run, "report.json"), json.dumps(bpk_protocol.escape_deep(r.json(timings)), indent=1) + "\n")
         except ReportError as e:
             r.failed.append(f"report.json: {e}")
         write(os.path.join(run, "report.txt"), "\n".join(lines) + "\n")
@@ -1182,7 +1184,7 @@ def run_only(run):
     rec = load_record(run, 2)
     r = Report(run, rec)
     try:
-        write(os.path.join(run, "report.json"), json.dumps(r.json({}), indent=1) + "\n")
+        write(os.path.join(run, "report.json"), json.dumps(bpk_protocol.escape_deep(r.json({})), indent=1) + "\n")
     except ReportError as e:
         die(str(e))
     return 0
@@ -1218,7 +1220,7 @@ def refresh(run):
     doc["disagreements"] = disagree
     doc["record"] = rec
     try:
-        write(path, json.dumps(doc, indent=1) + "\n")
+        write(path, json.dumps(bpk_protocol.escape_deep(doc), indent=1) + "\n")
     except ReportError as e:
         die(str(e))
     return 0
