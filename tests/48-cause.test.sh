@@ -11,7 +11,7 @@
 #   turned off) the capture kernel's own panic is not taken for the
 #   trigger's and no time goes negative;
 # - a WARN() with --panic-on-warn (LKDTM WARNING, no trigger) is dumped and
-#   named a warning, with its WARNING line and function, in run.meta and
+#   named a warning, with its WARNING line and function, in run.json and
 #   in report.json (from the dump's log).
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -21,6 +21,37 @@ cd "$top"
 
 wl=$out/lkdtm-exception.sh
 printf '#!/bin/sh\n# LKDTM writes through a NULL pointer: an oops\necho EXCEPTION > /sys/kernel/debug/provoke-crash/DIRECT\n' >"$wl"
+
+# json_at RUN PATH: the JSON text of the value at the dotted PATH of
+# RUN/run.json, "absent" where the path ends early; an empty string ("")
+# is told from a missing field, which record_field prints alike
+json_at() {
+	/usr/bin/python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1] + "/run.json"))
+for k in sys.argv[2].split("."):
+    if not isinstance(v, dict) or k not in v:
+        print("absent")
+        sys.exit()
+    v = v[k]
+print(json.dumps(v))' "$1" "$2" 2>&1
+}
+# check_field_empty NAME RUN PATH: PASS if the record has PATH, an empty
+# string
+check_field_empty() {
+	local got
+	got=$(json_at "$2" "$3")
+	check "$1" "$3=${got:-nothing}" test "$got" = '""'
+}
+# timings RUN: the record's timings, a "name=seconds" line each (null as
+# nothing after the =)
+timings() {
+	/usr/bin/python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1] + "/run.json")).get("timings") or {}
+for k, v in t.items():
+    print(k + "=" + ("" if v is None else json.dumps(v)))' "$1"
+}
 
 # succeeded PREFIX NAME: the run that wrote $out/NAME.out and exited $rc
 # is filed under $out/NAME and exited 0 (PREFIX.run_succeeds); sets run
@@ -36,10 +67,10 @@ make -s run TRIGGER=none WORKLOAD="$wl" TIMEOUT=240 RUNS="$out/oops" >"$out/oops
 succeeded oops oops
 if [[ -n $run ]]; then
 	check oops.vmcore "$(stat -c %s "$run/vmcore" 2>/dev/null || echo no) vmcore bytes" test -s "$run/vmcore"
-	check_file_has oops.meta_cause "$run/run.meta" '^cause=oops$'
-	check_file_has oops.meta_oops_line_and_function "$run/run.meta" \
-		'^cause_detail=BUG: kernel NULL pointer dereference.* at lkdtm_EXCEPTION\+0x'
-	check_file_has oops.meta_panic_on_oops "$run/run.meta" '^panic_on_oops=1$'
+	check_field oops.meta_cause "$run" cause.run oops
+	check_field_match oops.meta_oops_line_and_function "$run" cause.detail \
+		'^BUG: kernel NULL pointer dereference.* at lkdtm_EXCEPTION\+0x'
+	check_field oops.meta_panic_on_oops "$run" guest.panic_on_oops true
 	check_file_has oops.report_says_oops_not_trigger "$run/report.txt" \
 		'^ +an oops, not a trigger: BUG: kernel NULL pointer dereference.*lkdtm_EXCEPTION'
 	check_file_has oops.report_no_trigger_armed "$run/report.txt" '^ +none: no trigger was armed'
@@ -48,8 +79,8 @@ fi
 
 # 2. The same oops with panic_on_oops off: no dump, the reason quotes it
 rc=0
-appliance/run.sh --trigger none --workload "$wl" --no-panic-on-oops --timeout 240 \
-	--runs "$out/no-panic" >"$out/no-panic.out" 2>&1 || rc=$?
+"$bpk" --runs "$out/no-panic" run none --workload "$wl" --no-panic-on-oops --timeout 240 \
+	>"$out/no-panic.out" 2>&1 || rc=$?
 err=$(grep 'error:' "$out/no-panic.out" | tail -1 || true)
 run=$(filed_runs "$out/no-panic" | tail -1)
 check no_panic_on_oops.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$run"
@@ -57,20 +88,20 @@ check_has no_panic_on_oops.reason_quotes_oops "$err" "BUG: kernel NULL pointer d
 check_has no_panic_on_oops.reason_names_function "$err" "lkdtm_EXCEPTION+0x"
 if [[ -n $run ]]; then
 	check no_panic_on_oops.no_dump "files: $(find "$run" -mindepth 1 -printf '%f ')" \
-		test -s "$run/run.meta" -a ! -e "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
-	check_file_has no_panic_on_oops.meta_off "$run/run.meta" '^panic_on_oops=0$'
+		test -s "$run/run.json" -a ! -e "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
+	check_field no_panic_on_oops.meta_off "$run" guest.panic_on_oops false
 fi
 
 # 3. crash_kexec (sysctl off): no panic line, the trigger is still named,
 # and the fire is timed from the fire record
 rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--sysctl-off --timeout 240 --runs "$out/kexec" >"$out/kexec.out" 2>&1 || rc=$?
+"$bpk" --runs "$out/kexec" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--sysctl-off --timeout 240 >"$out/kexec.out" 2>&1 || rc=$?
 succeeded crash_kexec kexec
 if [[ -n $run ]]; then
-	check_file_has crash_kexec.meta_cause_trigger "$run/run.meta" '^cause=trigger$'
-	check_file_has crash_kexec.meta_names_kfunc "$run/run.meta" '^cause_detail=syscall_errno fired through crash_kexec'
-	check_file_has crash_kexec.meta_no_panic_message "$run/run.meta" '^panic_message=$'
+	check_field crash_kexec.meta_cause_trigger "$run" cause.run trigger
+	check_field_match crash_kexec.meta_names_kfunc "$run" cause.detail '^syscall_errno fired through crash_kexec'
+	check_field_empty crash_kexec.meta_no_panic_message "$run" console.panic_message
 	check_file_has crash_kexec.report_armed_to_fire "$run/report.txt" '^ +armed_to_fire_s=[0-9]+\.[0-9]+ '
 fi
 
@@ -78,35 +109,36 @@ fi
 # it dies "deadlocked on memory"; 48M dumps):
 # its panic is its own, not the trigger's
 rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--sysctl-off --crashkernel 40M --no-reservation-check --timeout 240 --runs "$out/small" \
+"$bpk" --runs "$out/small" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--sysctl-off --crashkernel 40M --no-reservation-check --timeout 240 \
 	>"$out/small.out" 2>&1 || rc=$?
 err=$(grep 'error:' "$out/small.out" | tail -1 || true)
 run=$(filed_runs "$out/small" | tail -1)
 check small.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$run"
 check_has small.reason_capture_kernel "$err" "the capture kernel itself panicked"
 if [[ -n $run ]]; then
-	check_file_has small.meta_capture_panic "$run/run.meta" '^capture_panic=.+'
-	check_file_has small.meta_panic_message_not_the_capture_kernels "$run/run.meta" '^panic_message=$'
-	check_file_has small.meta_cause_trigger "$run/run.meta" '^cause=trigger$'
-	check_file_has small.meta_has_times "$run/run.meta" '^boot_to_armed_s='
-	check_file_lacks small.meta_no_negative_time "$run/run.meta" '^[a-z_]+_s=-'
+	check_field_match small.meta_capture_panic "$run" console.capture_panic '.'
+	check_field_empty small.meta_panic_message_not_the_capture_kernels "$run" console.panic_message
+	check_field small.meta_cause_trigger "$run" cause.run trigger
+	timings "$run" >"$out/small.timings" 2>&1 || true
+	check_file_has small.meta_has_times "$out/small.timings" '^boot_to_armed_s=[0-9]'
+	check_file_lacks small.meta_no_negative_time "$out/small.timings" '^[a-z_]+_s=-'
 fi
 
 # 5. A WARN() with --panic-on-warn, no trigger: dumped, cause warning
 wwl=$out/lkdtm-warning.sh
 printf '#!/bin/sh\n# LKDTM WARN()s once\necho WARNING > /sys/kernel/debug/provoke-crash/DIRECT\n' >"$wwl"
 rc=0
-appliance/run.sh --trigger none --workload "$wwl" --panic-on-warn --timeout 240 \
-	--runs "$out/warn" >"$out/warn.out" 2>&1 || rc=$?
+"$bpk" --runs "$out/warn" run none --workload "$wwl" --panic-on-warn --timeout 240 \
+	>"$out/warn.out" 2>&1 || rc=$?
 succeeded panic_on_warn warn
 if [[ -n $run ]]; then
 	check panic_on_warn.vmcore "$(stat -c %s "$run/vmcore" 2>/dev/null || echo no) vmcore bytes" test -s "$run/vmcore"
-	check_file_has panic_on_warn.meta_on "$run/run.meta" '^panic_on_warn=1$'
-	check_file_has panic_on_warn.meta_cause "$run/run.meta" '^cause=warning$'
-	check_file_has panic_on_warn.meta_warning_line_and_function "$run/run.meta" \
-		'^cause_detail=WARNING: .*lkdtm_WARNING'
+	check_field panic_on_warn.meta_on "$run" guest.panic_on_warn true
+	check_field panic_on_warn.meta_cause "$run" cause.run warning
+	check_field_match panic_on_warn.meta_warning_line_and_function "$run" cause.detail \
+		'^WARNING: .*lkdtm_WARNING'
 	# the dump agrees: its log has the WARNING and panic_on_warn's panic
-	check panic_on_warn.report_json_cause "$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["panic"]["cause"], "|", d["panic"]["cause_from"])' "$run/report.json" 2>&1)" \
-		test "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["panic"]["cause"])' "$run/report.json" 2>/dev/null)" = warning
+	check panic_on_warn.report_json_cause "$(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["cause"]["dump"], "|", d["cause"]["dump_from"])' "$run/report.json" 2>&1)" \
+		test "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cause"]["dump"])' "$run/report.json" 2>/dev/null)" = warning
 fi
