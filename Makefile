@@ -189,7 +189,6 @@ BPK_HDRS := $(wildcard bpk/*.h collector/*.h triggers/*.h)
 BPK_INC := -Ibpk -Icollector -Itriggers -I$(BK)/gen
 BPK_LIBS := -lbpf -lelf -lz -ljansson -lcrypto
 .PHONY: bpk
-bpk: $(BPK) $(BPK_MAN)
 
 # The cause vocabulary is the run record schema's; the console texts are
 # lib/console-patterns: both generated into C, never written twice.
@@ -424,6 +423,7 @@ $(BB)/cost.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) $
 PREFIX ?= /usr/local
 DESTDIR ?=
 BPK_MAN := $(BUILD)/bpk.1
+bpk: $(BPK) $(BPK_MAN)
 .PHONY: install uninstall
 $(BPK_MAN): bpk/bpk.1.scd | $(BUILD)/deps.ok
 	@mkdir -p $(@D)

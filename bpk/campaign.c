@@ -248,15 +248,33 @@ static void validate(struct campaign *c)
 
 	trigger_check(c->trigger, args);
 	free(args);
-	if (!c->workload && !c->command.n)
-		c->workload = path_join(paths.top,
-					"triggers/examples/syscall_errno.sh");
+	if (!c->workload && !c->command.n) {
+		/* as bpk run: the trigger's example workload */
+		c->workload = example_workload(c->trigger);
+		if (!c->workload)
+			usage_error(
+				"%s has no example workload: give --workload FILE",
+				c->trigger);
+	}
 	if (c->workload) {
 		char *abs;
 
 		if (has_control(c->workload))
 			usage_error(
 				"--workload: a control character in the path");
+		if (c->workload[0] != '/' && access(c->workload, F_OK)) {
+			/* README examples name files in the clone: they run
+			 * from anywhere
+			 */
+			char *in_clone = path_join(paths.top, c->workload);
+
+			if (!access(in_clone, F_OK)) {
+				free(c->workload);
+				c->workload = in_clone;
+			} else {
+				free(in_clone);
+			}
+		}
 		if (!file_exists(c->workload) || access(c->workload, R_OK))
 			usage_error("%s: workload not found or not readable",
 				    c->workload);
@@ -822,8 +840,14 @@ int do_campaign(int argc, char **argv)
 	strv_add(&pa, "--no-build");
 	strv_add(&pa, "--quiet");
 	if (!c.fresh) {
+		/* on this machine its snapshot; on the others of --sshlogin
+		 * the same kind, found or made there
+		 */
 		strv_add(&pa, "--restore");
-		strv_add(&pa, c.snapshot);
+		strv_add(&pa,
+			 c.sshlogin && strcmp(c.sshlogin, ":") ?
+				 (c.armed ? "auto:armed" : "auto:unarmed") :
+				 c.snapshot);
 	}
 	if (c.workload) {
 		strv_add(&pa, "--workload");

@@ -1,4 +1,4 @@
-# lib/console-patterns -> the C table bpk is built with (build/bpk/patterns.h).
+# lib/console-patterns -> the C table bpk is built with (build/bpk/gen/patterns.h).
 # A kind or scope that protocol.h does not know fails the compile.
 BEGIN {
 	print "/* Generated from lib/console-patterns by bpk/gen-patterns.awk: edit that. */"

@@ -30,7 +30,7 @@ static void usage_drgn(void)
 	       "drgn on the run's vmcore with the project's helpers (fire(),\n"
 	       "tasks(state=\"D\"), ps(), bt(pid), bpf(), panic(), files(pid), mm(pid));\n"
 	       "Python lines on stdin when not at a terminal. Without RUN: the newest\n"
-	       "run.\n");
+	       "run that has a vmcore.\n");
 }
 
 static bool has_vmcore(const char *dir)
@@ -190,7 +190,7 @@ int do_drgn(int argc, char **argv)
 			want = argv[i];
 		}
 	}
-	dir = want ? run_resolve(want) : newest_run(false);
+	dir = want ? run_resolve(want) : newest_run(true);
 	vmlinux = run_vmlinux(dir, &r);
 	/* Debian's python3-drgn is installed for /usr/bin/python3, which
 	 * need not be the first python3 in PATH

@@ -5,7 +5,7 @@
  * reads, the guest job's state lines, and the console texts it acts on.
  * The guest side is appliance/guest/bpk-lib.sh; docs/guest-protocol.md
  * describes both. The console texts are lib/console-patterns, compiled in
- * (build/bpk/patterns.h) so that bpk and the analysis read one list.
+ * (build/bpk/gen/patterns.h) so that bpk and the analysis read one list.
  */
 #ifndef BPK_PROTOCOL_H
 #define BPK_PROTOCOL_H

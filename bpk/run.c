@@ -92,6 +92,7 @@ static void usage_run(void)
 	       "  --capture-append STR   more words for the crash kernel's (no commas)\n"
 	       "  --kexec-checks         load the crash kernel with kexec's SHA-256 checks\n"
 	       "  --qemu-arg ARG         pass ARG to QEMU (repeatable)\n"
+	       "  --log-cap SIZE         keep at most SIZE of the console, guest log, dmesg (64M)\n"
 	       "  --no-build             do not bring the build up to date first (make)\n"
 	       "  --runs DIR             where the run is filed (BPK_RUNS, runs/)\n"
 	       "  -q, --quiet            print only the run directory\n"
@@ -629,8 +630,6 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 		usage_error(
 			"--capture-append '%s': no commas (they carry the spaces)",
 			o->capture_append);
-	if (o->attempt && !o->campaign && o->restore == NULL && 0)
-		usage_error("--attempt needs --campaign");
 	for (int i = 0; i < o->qemu_args.n; i++)
 		if (has_control(o->qemu_args.v[i]))
 			usage_error("--qemu-arg: a control character in '%s'",
@@ -1317,12 +1316,15 @@ static int pending_signal(void)
 	return sigtimedwait(&mask, &si, &zero);
 }
 
-/* Open crash on the run's vmcore (at a terminal, after the report). */
-static void exec_crash(const char *dir)
+/* Open crash on the run's vmcore (at a terminal, after the report): the
+ * report printed first when the run did not print it already (at a
+ * terminal the run shows its stages, not the report).
+ */
+static void exec_crash(const char *dir, bool report_shown)
 {
 	char *argv[] = { "--no-report", (char *)dir, NULL };
 
-	exit(do_crash(2, argv));
+	exit(do_crash(report_shown ? 2 : 1, report_shown ? argv : argv + 1));
 }
 
 /*
@@ -1927,13 +1929,46 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	}
 	if (rc == EXIT_OK && o->report && !o->dry_run && o->open_crash &&
 	    isatty(0) && isatty(1))
-		exec_crash(dir);
+		exec_crash(dir, o->display == DISPLAY_PLAIN ||
+					o->display == DISPLAY_VERBOSE);
 	free(args);
 	free(cmdline);
 	free(workload_text);
 	free(hostfs_why);
 	strv_free(&extra);
 	return rc;
+}
+
+/*
+ * --restore auto:armed | auto:unarmed: this machine's snapshot for the
+ * run, made here the first time. A campaign's attempts on other machines
+ * (--sshlogin) get it so: a snapshot's path is this machine's.
+ */
+static void restore_auto(struct run_opts *o)
+{
+	struct snapshot_req req = { 0 };
+	char err[2048], *dir, *args;
+
+	if (!o->restore || strncmp(o->restore, "auto", 4))
+		return;
+	if (strcmp(o->restore, "auto:armed") &&
+	    strcmp(o->restore, "auto:unarmed"))
+		usage_error(
+			"--restore '%s': a snapshot dir, auto:armed or auto:unarmed",
+			o->restore);
+	args = joined_args(o);
+	req.mem = o->mem;
+	req.smp = o->smp;
+	req.accel = o->accel;
+	req.quiet = true;
+	if (!strcmp(o->restore, "auto:armed")) {
+		req.trigger = o->trigger;
+		req.args = args;
+	}
+	if (snapshot_get(&req, &dir, err, sizeof(err)))
+		die("no snapshot on this machine: %s", err);
+	o->restore = dir;
+	free(args);
 }
 
 int do_run(int argc, char **argv)
@@ -1948,6 +1983,7 @@ int do_run(int argc, char **argv)
 	if (o.campaign && !o.attempt)
 		usage_error("--campaign needs --attempt N");
 	attempt_redirect(&o);
+	restore_auto(&o);
 	run_validate(&o, &k);
 	run_build(&o, &k);
 	rc = run_execute(&o, &k, &dir);

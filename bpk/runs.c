@@ -148,7 +148,10 @@ static void size_text(unsigned long long n, char *buf, size_t len)
 static long long fire_time_ns(const char *dir)
 {
 	char *path = path_join(dir, "report.json");
-	json_t *j = json_load_file(path, 0, NULL), *t;
+	/* every integer as a double: a stack's pc is beyond what jansson
+	 * takes as an integer, and a time in ns is exact as a double
+	 */
+	json_t *j = json_load_file(path, JSON_DECODE_INT_AS_REAL, NULL), *t;
 	long long ns = -1;
 
 	free(path);
@@ -157,8 +160,8 @@ static long long fire_time_ns(const char *dir)
 	t = json_object_get(json_object_get(json_object_get(j, "fire"),
 					    "fields"),
 			    "time_ns");
-	if (json_is_integer(t))
-		ns = json_integer_value(t);
+	if (json_is_number(t))
+		ns = (long long)json_number_value(t);
 	json_decref(j);
 	return ns;
 }
@@ -278,7 +281,7 @@ int do_runs(int argc, char **argv)
 
 static void usage_show(void)
 {
-	printf("usage: bpk show RUN [--json | --record | --field PATH | --graph]\n"
+	printf("usage: bpk show RUN [--json | --record | --field PATH]\n"
 	       "\n"
 	       "The run's report (report.txt); --json (or bpk -j show): its report.json\n"
 	       "(schema analysis/report.schema.json); --record: its run record\n"

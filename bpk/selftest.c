@@ -231,17 +231,21 @@ int do_selftest(int argc, char **argv)
 	strv_add(&o.targs, "comm=bpk-demo");
 	o.workload = path_join(paths.top, "triggers/examples/syscall_errno.sh");
 	o.display = isatty(1) ? DISPLAY_TERM : DISPLAY_QUIET;
-	run_validate(&o, &k);
-	{
-		/* not built is "could not run" (1), not bad input */
-		char *missing = kernel_missing(&k);
+	if (!o.build) {
+		/* not built, and not to be built: "could not run" (1), not
+		 * bad input as bpk run says
+		 */
+		char *missing;
 
-		if (*missing && !o.build) {
+		kernel_resolve(o.kernel, &k);
+		missing = kernel_missing(&k);
+		if (*missing) {
 			printf("FAIL build: %s\n", missing);
 			return ST_COULD_NOT_RUN;
 		}
 		free(missing);
 	}
+	run_validate(&o, &k);
 	run_build(&o, &k);
 	printf("selftest: syscall_errno syscall=openat errno=ENOENT comm=bpk-demo, runs under %s\n",
 	       paths.runs);
