@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The smaller failure paths, each named for what it is:
-# - the collector, on staging dirs made here (no boot): data after the end
-#   marker is "trailing data", not an incomplete dump; a complete dump whose
-#   vmcore-dmesg failed keeps its vmcore and names vmcore-dmesg; a --meta
-#   value with a newline is refused; a console of over 40 MiB with the
-#   panic on its last line is read whole, quickly; a crash_kexec trigger
-#   armed, then silence (no panic line, no capture kernel) is said to have
-#   maybe fired, not "no panic happened";
-# - run.sh refuses --args with a newline or a double quote before boot;
+# - the collector (bpk collect), on staging dirs made here (no boot): data
+#   after the end marker is "trailing data", not an incomplete dump; a
+#   complete dump whose vmcore-dmesg failed keeps its vmcore and names
+#   vmcore-dmesg; an argument with a newline (one that goes into the
+#   record) is refused; a console of over 40 MiB with the panic on its last
+#   line is read whole, quickly; a crash_kexec trigger armed, then silence
+#   (no panic line, no capture kernel) is said to have maybe fired, not "no
+#   panic happened";
+# - bpk run refuses trigger arguments with a newline or a double quote
+#   before boot;
 # - make crash opens the newest run that has a vmcore, or says why none;
 # - mkkdump.sh writes MAKEDUMPFILE_OPTS so that it comes back verbatim;
 # - dry runs are filed (booted): a refused one with its console, a good one
@@ -18,7 +20,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 fresh_out
 cd "$top"
-collect=$build/collector/bpk-collect
+# collect RUNS ARGS...: bpk collect, filing under RUNS
+collect() {
+	local runs=$1
+	shift
+	"$bpk" --runs "$runs" collect "$@"
+}
 
 # flat FILE: a whole flattened stream (makedumpfile -F) of a 4096-byte file
 # that starts with the KDUMP signature: header, one record, end marker
@@ -54,39 +61,40 @@ ok_status=(status=success dmesg_rc=0 makedumpfile_rc=0 'makedumpfile_opts=-l -d 
 staging "$out/trailing" "${ok_status[@]}"
 printf 'something wrote after makedumpfile\n' >>"$out/trailing/dump.flat"
 rc=0
-run=$("$collect" --staging "$out/trailing" --runs "$out/runs-trailing" --trigger syscall_errno 2>"$out/trailing.err") || rc=$?
+run=$(collect "$out/runs-trailing" --staging "$out/trailing" --trigger syscall_errno 2>"$out/trailing.err") || rc=$?
 err=$(cat "$out/trailing.err")
 check collect.trailing.exit_1 "exit $rc: ${err:-no error}" test "$rc" = 1 -a -n "$run"
 check_has collect.trailing.says_trailing_data "$err" "trailing data: 35 bytes of trailing data after the end marker"
 check collect.trailing.not_called_incomplete "${err:-no error}" test -n "$err" -a -z "$(grep -i incomplete <<<"$err" || true)"
 check collect.trailing.vmcore_and_raw_stream_kept "files: $(find "$run" -mindepth 1 -printf '%f ' 2>/dev/null)" \
 	test -n "$run" -a -s "$run/vmcore" -a -s "$run/vmcore.flat"
-check_file_has collect.trailing.meta_dump_complete "$run/run.meta" '^dump=complete$'
+check_field collect.trailing.meta_dump_complete "$run" dump.state complete
 
 # 2. a complete dump, vmcore-dmesg failed
 staging "$out/dmesg-failed" status=failed failed_step=vmcore-dmesg failed_rc=1 dmesg_rc=1 \
 	makedumpfile_rc=0 'makedumpfile_opts=-l -d 31' capture_started=1.00 dmesg_done=1.10 dump_done=2.00 end
 : >"$out/dmesg-failed/dmesg.txt"
 rc=0
-run=$("$collect" --staging "$out/dmesg-failed" --runs "$out/runs-dmesg" --trigger syscall_errno 2>"$out/dmesg.err") || rc=$?
+run=$(collect "$out/runs-dmesg" --staging "$out/dmesg-failed" --trigger syscall_errno 2>"$out/dmesg.err") || rc=$?
 err=$(cat "$out/dmesg.err")
 check collect.dmesg_failed.exit_1 "exit $rc: ${err:-no error}" test "$rc" = 1 -a -n "$run"
 check_has collect.dmesg_failed.names_the_part "$err" "capture step vmcore-dmesg failed (exit 1); the dump itself is complete and verified"
 check collect.dmesg_failed.vmcore_kept "files: $(find "$run" -mindepth 1 -printf '%f ' 2>/dev/null)" \
 	test -n "$run" -a -s "$run/vmcore" -a ! -e "$run/vmcore.incomplete"
-check_file_has collect.dmesg_failed.meta_dump_complete "$run/run.meta" '^dump=complete$'
+check_field collect.dmesg_failed.meta_dump_complete "$run" dump.state complete
 
-# 3. a --meta value with a newline would write a line of its own into
-# run.meta (here: a second status=)
+# 3. an argument with a newline goes into the record as it is given
+# (--interrupted names the signal in the reason): refused as bad input,
+# nothing filed, the staging dir left as it was
 staging "$out/meta-nl" "${ok_status[@]}"
 rc=0
-"$collect" --staging "$out/meta-nl" --runs "$out/runs-meta" --trigger syscall_errno \
-	--meta $'trigger_args=a\nstatus=success' >"$out/meta.out" 2>"$out/meta.err" || rc=$?
+collect "$out/runs-meta" --staging "$out/meta-nl" --trigger syscall_errno \
+	--interrupted $'SIGTERM\nstatus=success' >"$out/meta.out" 2>"$out/meta.err" || rc=$?
 err=$(cat "$out/meta.err")
-check collect.meta_newline.refused "exit $rc, $(wc -l <"$out/meta.err") line(s): ${err:-nothing}" \
+check collect.arg_newline.refused "exit $rc, $(wc -l <"$out/meta.err") line(s): ${err:-nothing}" \
 	test "$rc" = 2 -a "$(wc -l <"$out/meta.err")" = 1
-check_has collect.meta_newline.says_why "$err" "a one-line value"
-check collect.meta_newline.nothing_filed "runs: $(find "$out/runs-meta" -mindepth 1 -printf '%f ' 2>/dev/null); staging: $(find "$out/meta-nl" -mindepth 1 -printf '%f ')" \
+check_has collect.arg_newline.says_why "$err" "a control character in an argument"
+check collect.arg_newline.nothing_filed "runs: $(find "$out/runs-meta" -mindepth 1 -printf '%f ' 2>/dev/null); staging: $(find "$out/meta-nl" -mindepth 1 -printf '%f ')" \
 	test -z "$(find "$out/runs-meta" -mindepth 1 2>/dev/null)" -a -s "$out/meta-nl/dump.flat"
 
 # 4. a console of over 40 MiB, the panic on its last line
@@ -97,11 +105,11 @@ printf '[  999.000000] Kernel panic - not syncing: the last line\r\n' >>"$out/bi
 size=$(($(stat -c %s "$out/big/console.log") / 1048576))
 t0=$(now_ms)
 rc=0
-run=$(timeout 60 "$collect" --staging "$out/big" --runs "$out/runs-big" --trigger syscall_errno 2>"$out/big.err") || rc=$?
+run=$(timeout 60 "$bpk" --runs "$out/runs-big" collect --staging "$out/big" --trigger syscall_errno 2>"$out/big.err") || rc=$?
 ms=$(($(now_ms) - t0))
 check collect.big_console.read_quickly "exit $rc after $(fmt_ms "$ms") for ${size} MiB" test "$rc" != 124 -a "$ms" -lt 30000
-check_file_has collect.big_console.whole "$run/run.meta" '^console_lines=700001$'
-check_file_has collect.big_console.last_line_seen "$run/run.meta" '^panic_message=the last line$'
+check_field collect.big_console.whole "$run" console.lines 700001
+check_field collect.big_console.last_line_seen "$run" console.panic_message "the last line"
 
 # 4b. a crash_kexec trigger armed, then silence: no panic line (crash_kexec
 # prints none), no capture kernel, no dump (what a reservation too small
@@ -113,20 +121,21 @@ printf '%s\r\n' '[    0.000000] Command line: console=ttyS0 crashkernel=32M' \
 printf '%s\n' 'BPK-STATE booted t=2.00' 'BPK-STATE armed t=3.98 trigger=syscall_errno action=crash_kexec' \
 	>"$out/kexec-silent/results.txt"
 rc=0
-run=$("$collect" --staging "$out/kexec-silent" --runs "$out/runs-kexec-silent" --trigger syscall_errno 2>"$out/kexec-silent.err") || rc=$?
+run=$(collect "$out/runs-kexec-silent" --staging "$out/kexec-silent" --trigger syscall_errno 2>"$out/kexec-silent.err") || rc=$?
 err=$(cat "$out/kexec-silent.err")
 check collect.kexec_silent.exit_1 "exit $rc: ${err:-no error}" test "$rc" = 1 -a -n "$run"
 check_has collect.kexec_silent.says_crash_kexec_prints_nothing "$err" "the trigger fires through crash_kexec, which prints nothing"
 check_has collect.kexec_silent.names_the_reservation "$err" "is crashkernel= big enough?"
 
-# 5. run.sh: --args that cannot go on a kernel command line, before boot
+# 5. bpk run: trigger arguments that cannot go on a kernel command line,
+# before boot
 for bad in nl quote; do
 	case $bad in
-	nl) a=$'syscall=openat\nerrno=ENOENT' want="a newline" ;;
-	quote) a='syscall=openat comm="x y"' want="double quotes" ;;
+	nl) a=($'syscall=openat\nerrno=ENOENT') want="a newline" ;;
+	quote) a=(syscall=openat 'comm="x y"') want="double quotes" ;;
 	esac
 	rc=0
-	appliance/run.sh --trigger syscall_errno --args "$a" --runs "$out/runs-args" --timeout 20 \
+	"$bpk" --runs "$out/runs-args" run syscall_errno "${a[@]}" --timeout 20 \
 		>/dev/null 2>"$out/args-$bad.err" || rc=$?
 	err=$(cat "$out/args-$bad.err")
 	check "run.args_$bad.refused" "exit $rc, $(wc -l <"$out/args-$bad.err") line(s): ${err:-nothing}" \
@@ -136,15 +145,44 @@ done
 check run.args.nothing_booted_or_filed "runs: $(find "$out/runs-args" -mindepth 1 -printf '%f ' 2>/dev/null)" \
 	test -z "$(find "$out/runs-args" -mindepth 1 2>/dev/null)"
 
+# fake_record DIR STATUS REASON VMLINUX: a run record, DIR/run.json, of a
+# syscall_errno run with STATUS and REASON (what bpk crash reads to choose)
+fake_record() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, os, sys
+d, status, reason, vmlinux = sys.argv[1:5]
+rec = {
+    "schema_version": 1, "id": os.path.basename(d), "status": status,
+    "reason": reason, "interrupted": None,
+    "trigger": {"name": "syscall_errno", "args": "syscall=openat", "dry_run": False,
+                "fire_action": "bpf_panic"},
+    "guest": {"kernel_flavor": "ours", "kernel": "test", "kernel_package": None,
+              "kernel_release": None, "vmlinux": vmlinux, "mem": "1G", "smp": 2,
+              "crashkernel": "192M", "accel": "tcg", "destructive_sysctl": True,
+              "panic_on_oops": True, "panic_on_warn": False, "workload": "test",
+              "host_fs": "off", "shares_ro": [], "share_rw": None},
+    "qemu": {"exit": 0, "stopped_why": None},
+    "cause": {"run": "trigger" if status == "success" else "none", "detail": ""},
+    "console": {"panic_message": "", "capture_panic": None, "last_state": "armed",
+                "refused": None, "lines": 1, "lines_cut": 0},
+    "dump": {"state": "complete" if status == "success" else "none", "stream_bytes": 0,
+             "vmcore_bytes": 0, "makedumpfile_opts": None},
+    "report": {"state": "not-run", "error": None},
+    "timings": {},
+}
+with open(os.path.join(d, "run.json"), "w") as f:
+    json.dump(rec, f, indent=1)
+PY
+}
+
 # 6. make crash: the newest run with a vmcore, not the newest run
 vmlinux=$(readlink -f "$kernel/vmlinux")
 picks=$out/runs-crash
 mkdir -p "$picks/20260101T000000Z-syscall_errno" "$picks/20260102T000000Z-syscall_errno"
-printf '%s\n' status=success "vmlinux=$vmlinux" >"$picks/20260101T000000Z-syscall_errno/run.meta"
+fake_record "$picks/20260101T000000Z-syscall_errno" success "" "$vmlinux"
 printf 'KDUMP   ' >"$picks/20260101T000000Z-syscall_errno/vmcore"
 printf 'THE REPORT OF THE RUN WITH A VMCORE\n' >"$picks/20260101T000000Z-syscall_errno/report.txt"
-printf '%s\n' status=failed 'reason=the guest refused to arm: no crash kernel' "vmlinux=$vmlinux" \
-	>"$picks/20260102T000000Z-syscall_errno/run.meta"
+fake_record "$picks/20260102T000000Z-syscall_errno" failed 'the guest refused to arm: no crash kernel' "$vmlinux"
 rc=0
 make -s crash RUNS="$picks" </dev/null >"$out/crash.out" 2>"$out/crash.err" || rc=$?
 check_file_has make_crash.opens_newest_with_vmcore "$out/crash.out" '^THE REPORT OF THE RUN WITH A VMCORE$'
@@ -177,29 +215,35 @@ fi
 # 8. dry runs are filed: one refused (no crash kernel), one that completes,
 # the latter under a runs dir whose path has a comma
 rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--dry-run --crashkernel none --runs "$out/runs-dry-refused" --timeout 240 \
+"$bpk" --runs "$out/runs-dry-refused" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--dry-run --crashkernel none --timeout 240 \
 	>"$out/dry-refused.out" 2>"$out/dry-refused.err" || rc=$?
 run=$(filed_runs "$out/runs-dry-refused" | tail -1)
 check dry.refused.exit_1_filed "exit $rc: $(grep 'error:' "$out/dry-refused.err" | tail -1)" test "$rc" = 1 -a -n "$run"
 check_file_has dry.refused.console_kept "$run/console.log" 'Linux version'
 check_file_has dry.refused.guest_log_kept "$run/guest.log" '^bpk: REFUSED: '
-check_file_has dry.refused.meta_reason "$run/run.meta" '^reason=the guest refused to arm: kexec -p failed'
+check_field_match dry.refused.meta_reason "$run" reason '^the guest refused to arm: kexec -p failed'
 # dry_run NAME RUNS ARGS: a dry run of syscall_errno with ARGS under RUNS
 # (its output in $out/NAME.out and .err) exits 0 and is filed
 # (dry.NAME.exit_0_filed); sets run
 dry_run() {
-	local rc=0
-	appliance/run.sh --trigger syscall_errno --args "$3" \
-		--dry-run --runs "$2" --timeout 240 >"$out/$1.out" 2>"$out/$1.err" || rc=$?
+	local rc=0 args
+	read -ra args <<<"$3"
+	"$bpk" --runs "$2" run syscall_errno "${args[@]}" \
+		--dry-run --timeout 240 >"$out/$1.out" 2>"$out/$1.err" || rc=$?
 	run=$(filed_runs "$2" | tail -1)
 	check "dry.$1.exit_0_filed" "exit $rc: $(grep -E 'error:|run filed' "$out/$1.err" | tail -1)" test "$rc" = 0 -a -n "$run"
 }
 dry_run ok "$out/runs,with,commas" "syscall=openat errno=ENOENT comm=bpk-demo"
-check_file_has dry.ok.meta_success "$run/run.meta" '^status=success$'
-check_file_has dry.ok.meta_no_dump "$run/run.meta" '^dump=none \(dry run\)$'
+check_field dry.ok.meta_success "$run" status success
+# "none (dry run)": no dump, and the record says it was a dry run
+dstate=$(record_field "$run" dump.state 2>&1 || true)
+ddry=$(record_field "$run" trigger.dry_run 2>&1 || true)
+check dry.ok.meta_no_dump "dump.state=${dstate:-nothing} trigger.dry_run=${ddry:-nothing}" \
+	test "$dstate" = none -a "$ddry" = true
 check_file_has dry.ok.counted_the_match "$run/guest.log" '^syscall_errno matches=[1-9]'
-check_file_has dry.ok.trigger_status_printed "$out/ok.out" '^syscall_errno matches=[1-9]'
+# bpk prints the guest's trigger status with its own messages, on stderr
+check_file_has dry.ok.trigger_status_printed "$out/ok.err" '^syscall_errno matches=[1-9]'
 # an argument that is a glob pattern reaches the trigger as written (the
 # guest job splits the arguments into words, never expands them: set -f;
 # "b*" would otherwise become /bin)
