@@ -60,8 +60,20 @@ int do_boot(int argc, char **argv)
 				strv_add(&extra, argv[j]);
 			break;
 		} else if (a[0] == '-' && a[1] == '-') {
+			static const char *const with_value[] = {
+				"--kernel", "--initrd",	 "--out",
+				"--append", "--accel",	 "--mem",
+				"--smp",    "--timeout", NULL
+			};
+			bool known = false;
 			const char *v;
 
+			for (int k = 0; with_value[k]; k++)
+				known |= !strcmp(a, with_value[k]);
+			if (!known)
+				usage_error(
+					"boot: unknown argument '%s' (bpk boot --help)",
+					a);
 			if (i + 1 >= argc)
 				usage_error(
 					"%s needs a value (bpk boot --help)",

@@ -72,9 +72,19 @@ static char *newest_run(bool need_vmcore)
 		    n, paths.runs, ids[n - 1], run_status_name(r.status),
 		    r.reason);
 	}
-	if (need_vmcore && strcmp(strrchr(dir, '/') + 1, ids[n - 1]))
-		p_info("the newest run, %s, has no vmcore: opening %s, the newest that has one",
-		       ids[n - 1], strrchr(dir, '/') + 1);
+	if (need_vmcore && strcmp(strrchr(dir, '/') + 1, ids[n - 1])) {
+		char *newest = path_join(paths.runs, ids[n - 1]), err[1024];
+		struct run_record r;
+
+		if (record_read(newest, &r, err, sizeof(err)))
+			p_info("the newest run, %s, has no vmcore (%s): opening %s, the newest that has one",
+			       ids[n - 1], err, strrchr(dir, '/') + 1);
+		else
+			p_info("the newest run, %s, has no vmcore (%s: %s): opening %s, the newest that has one",
+			       ids[n - 1], run_status_name(r.status), r.reason,
+			       strrchr(dir, '/') + 1);
+		free(newest);
+	}
 	for (int i = 0; i < n; i++)
 		free(ids[i]);
 	free(ids);

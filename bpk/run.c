@@ -168,6 +168,26 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 		} else if (!strcmp(a, "--no-build")) {
 			o->build = false;
 		} else if (a[0] == '-' && a[1] == '-') {
+			static const char *const with_value[] = {
+				"--workload", "--repeat",
+				"--timeout",  "--smp",
+				"--mem",      "--kernel",
+				"--share",    "--share-rw",
+				"--host-fs",  "--crashkernel",
+				"--accel",    "--append",
+				"--log-cap",  "--capture-append",
+				"--qemu-arg", "--runs",
+				"--restore",  "--attempt",
+				"--campaign", NULL
+			};
+			bool known = false;
+
+			for (int k = 0; with_value[k]; k++)
+				known |= !strcmp(a, with_value[k]);
+			if (!known)
+				usage_error(
+					"%s: unknown option '%s' (bpk %s --help)",
+					verb, a, verb);
 			v = need_value(argc, argv, i, verb);
 			i++;
 			if (!strcmp(a, "--workload")) {

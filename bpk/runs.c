@@ -78,7 +78,11 @@ char *run_resolve(const char *want)
 	if (strchr(want, '/')) {
 		char *rec = path_join(want, RECORD_FILE);
 
-		if (!is_dir(want) || !file_exists(rec))
+		if (!is_dir(want))
+			usage_error(
+				"%s: not a run directory (no such directory)",
+				want);
+		if (!file_exists(rec))
 			usage_error("%s: not a run directory (no %s)", want,
 				    RECORD_FILE);
 		free(rec);
