@@ -2,8 +2,8 @@
 # Bad input gives one line on stderr that names what is wrong, and a
 # non-zero exit, before anything boots.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 fresh_out
 
 runs=$out/runs
