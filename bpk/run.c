@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1494,6 +1495,30 @@ static void attempt_redirect(const struct run_opts *o)
 	free(err);
 }
 
+/*
+ * The runs dir must hold what the guest may send before the guest is
+ * started: a dump as large as its memory, and each log at its cap. A run
+ * that fills the disk halfway loses the dump it was for; one refused here
+ * loses nothing.
+ */
+static void check_room(const struct run_opts *o)
+{
+	unsigned long long need, avail;
+	struct statvfs v;
+
+	need = (unsigned long long)parse_size(o->mem) +
+	       3ULL * (unsigned long long)o->log_cap + (1ULL << 20);
+	if (statvfs(paths.runs, &v))
+		usage_error("%s: %s", paths.runs, strerror(errno));
+	/* what a write by this user may use: root may use the reserve */
+	avail = (unsigned long long)(geteuid() ? v.f_bavail : v.f_bfree) *
+		v.f_frsize;
+	if (avail < need)
+		usage_error("%s: %llu MiB free, a run may need %llu MiB (guest memory %s + 3 logs of up to %lld MiB): make room, or --runs elsewhere, or a smaller --mem / --log-cap",
+			    paths.runs, avail >> 20, need >> 20, o->mem,
+			    o->log_cap >> 20);
+}
+
 void run_caps(struct guest *g, long long mem, long long log_cap)
 {
 	g->cap[S_CONSOLE] = g->cap[S_RESULTS] = g->cap[S_DMESG] =
@@ -1548,6 +1573,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	if (mkdir_p(paths.runs, 0700))
 		usage_error("cannot create the runs dir %s: %s", paths.runs,
 			    strerror(errno));
+	check_room(o);
 	{
 		const char *tmp = getenv("TMPDIR");
 		char *tmpl = xasprintf("%s/bpk-run-XXXXXX",

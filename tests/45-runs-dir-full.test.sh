@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Nothing is lost when the runs dir fills up: RUNS is a 4 MiB tmpfs, less
-# than the dump. That is a run failure, not bad input: QEMU is stopped once
-# the disk is full (not at the timeout), bpk exits 3 naming the cause (No
-# space left on device), and what the guest sent (console.log, guest.log,
-# the dump stream as far as it got) is kept in RUNS/<id>.unfiled/, named on
-# stderr.
+# Nothing is lost when the runs dir is too small or fills up.
+#  1. Too small to start with (a 4 MiB tmpfs, less than the guest's memory
+#     and the logs' caps): bad input, refused before anything boots, one
+#     line naming what is free and what a run may need; no staging dir, no
+#     QEMU.
+#  2. Full while the guest dumps (room for the check, then filled by
+#     another writer once the trigger is armed): a run failure, not bad
+#     input: QEMU is stopped at once (not at the timeout), bpk exits 3
+#     naming the cause (No space left on device, the file system is full),
+#     and what the guest sent (console.log, guest.log, the dump stream as
+#     far as it got) is kept in RUNS/<id>.unfiled/, named on stderr.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,27 +19,56 @@ tiny=$out/tiny
 if mountpoint -q "$tiny" 2>/dev/null; then umount "$tiny"; fi
 fresh_out
 mkdir -p "$tiny"
-if ! mount -t tmpfs -o size=4m bpk-test-45 "$tiny" 2>"$out/mount.err"; then
-	fail full.tmpfs "cannot mount a 4 MiB tmpfs: $(cat "$out/mount.err")"
-	exit 1
-fi
 trap 'umount "$tiny" 2>/dev/null || true' EXIT
+# mount_tiny SIZE: a fresh tmpfs of SIZE at $tiny
+mount_tiny() {
+	if mountpoint -q "$tiny"; then umount "$tiny"; fi
+	if ! mount -t tmpfs -o "size=$1" bpk-test-45 "$tiny" 2>"$out/mount.err"; then
+		fail full.tmpfs "cannot mount a $1 tmpfs: $(cat "$out/mount.err")"
+		exit 1
+	fi
+}
 runs=$tiny/runs
 timeout=240
 
+# --- 1. too small before the boot
+mount_tiny 4m
+one_line full.small.refused_before_boot "a run may need" \
+	"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo --timeout "$timeout"
+msg=$("$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo 2>&1 >/dev/null || true)
+check_has full.small.names_free_and_need "$msg" "4 MiB free, a run may need 1217 MiB (guest memory 1G + 3 logs of up to 64 MiB)"
+check full.small.nothing_staged "runs dir: $(listing "$runs")" test -z "$(listing "$runs")"
+
+# --- 2. full while the guest dumps: room for a 512M guest whose logs are
+# capped at 1M (the check asks 512 + 3 + 1 MiB), filled once armed
+mem=512M
+mount_tiny 520m
 t0=$(now_ms)
 rc=0
 "$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--timeout "$timeout" >"$out/run.out" 2>"$out/run.err" || rc=$?
+	--mem "$mem" --log-cap 1M --timeout "$timeout" >"$out/run.out" 2>"$out/run.err" &
+pid=$!
+until=$(($(now_ms) + 180000))
+until armed "$runs" || ! kill -0 "$pid" 2>/dev/null || (($(now_ms) > until)); do sleep 0.2; done
+if armed "$runs"; then
+	# another writer takes all but 1 MiB: the dump cannot fit
+	free_kib=$(df --output=avail -k "$tiny" | tail -1 | tr -d ' ')
+	dd if=/dev/zero of="$tiny/filler" bs=1K count=$((free_kib - 1024)) status=none 2>"$out/dd.err" || true
+	pass full.filled_once_armed "$(df -h --output=avail "$tiny" | tail -1 | tr -d ' ') left after the filler"
+else
+	fail full.filled_once_armed "the guest never armed (bpk: $(tail -1 "$out/run.err"))"
+fi
+wait "$pid" || rc=$?
 secs=$((($(now_ms) - t0) / 1000))
+rm -f "$tiny/filler"
 # a copy of what the tmpfs held, for whoever reads this test's output
 cp -a "$tiny" "$out/tiny-copy" 2>/dev/null || true
 
 cause=$(grep -m1 'error:.*No space left on device' "$out/run.err" || true)
 check full.exit_3_names_the_cause "exit $rc: ${cause:-no error line names No space left on device}" \
 	test "$rc" = 3 -a -n "$cause"
-full=$(grep -m1 -i 'full' "$out/run.err" || true)
-check full.stopped_before_the_timeout "${secs}s (timeout ${timeout}s): ${full:-no message says the disk is full}" \
+full=$(grep -m1 'the file system is full' "$out/run.err" || true)
+check full.stopped_before_the_timeout "${secs}s (timeout ${timeout}s): ${full:-no message says the file system is full}" \
 	test "$secs" -lt $((timeout - 30)) -a -n "$full"
 
 kept=$(grep -o 'is kept in [^ ]*' "$out/run.err" | tail -1 | sed 's/^is kept in //' || true)
@@ -54,4 +88,4 @@ check full.dump_stream_kept "${stream:-no file starting with the makedumpfile si
 left=$(find "$runs" -maxdepth 1 -name '.staging-*' 2>/dev/null)
 check full.no_staging_dir_left "${left:-none}" test -z "$left"
 qemu=$(qemu_on "$runs/")
-check full.no_qemu_left "QEMU processes on a console under $runs: ${qemu:-none}" test -z "$qemu"
+check full.no_qemu_left "QEMU processes whose guest writes under $runs: ${qemu:-none}" test -z "$qemu"
