@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -1263,20 +1264,37 @@ static void mark_interrupted(struct run_record *rec, void *arg)
 	free(reason);
 }
 
+/* All of what @fd (a memfd) holds, NUL-terminated. */
+static char *memfd_text(int fd)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+	char *text;
+	ssize_t n;
+
+	if (size < 0)
+		return xstrdup("");
+	text = xmalloc((size_t)size + 1);
+	n = pread(fd, text, (size_t)size, 0);
+	text[n > 0 ? n : 0] = '\0';
+	return text;
+}
+
 /* Run the analysis: report.py RUN (or one of its other forms). Its exit
- * status; its stderr's error line in *@why.
+ * status; what it said on stderr is passed on, its error line in *@why.
  */
 static int run_report(struct run_state *r, const char *form, const char *dir,
 		      char **why)
 {
-	char *script = path_join(paths.top, "analysis/report.py");
-	char *errpath = xasprintf("%s/report.err", r->work);
-	int efd = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char *script = path_join(paths.top, "analysis/report.py"), *text;
+	int efd = memfd_create("report.err", MFD_CLOEXEC);
 	int ofd = -1, rc;
 	struct spawn s = { 0 };
 	const char *argv[5];
+	char *line = NULL;
 	int n = 0;
 
+	if (efd < 0)
+		die("memfd_create: %s", strerror(errno));
 	argv[n++] = "/usr/bin/python3";
 	argv[n++] = script;
 	if (form)
@@ -1294,32 +1312,25 @@ static int run_report(struct run_state *r, const char *form, const char *dir,
 	 */
 	s.new_group = true;
 	rc = proc_wait(proc_spawn(&s));
-	if (why) {
-		char *text = efd >= 0 ? read_file(errpath, 1 << 20, NULL) :
-					NULL;
-		char *line = NULL;
+	text = memfd_text(efd);
+	close(efd);
+	if (*text && r->o->display != DISPLAY_QUIET)
+		fputs(text, stderr);
+	line = strstr(text, "report.py: error: ");
+	if (line) {
+		line += strlen("report.py: error: ");
+		line[strcspn(line, "\n")] = '\0';
+	} else {
+		size_t l = strlen(text);
 
-		if (text && *text) {
-			fputs(text, stderr);
-			line = strstr(text, "report.py: error: ");
-			if (line) {
-				line += strlen("report.py: error: ");
-				line[strcspn(line, "\n")] = '\0';
-			} else {
-				size_t l = strlen(text);
-
-				while (l && text[l - 1] == '\n')
-					text[--l] = '\0';
-				line = strrchr(text, '\n');
-				line = line ? line + 1 : text;
-			}
-		}
-		*why = xstrdup(line && *line ? line : "report.py said nothing");
-		free(text);
+		while (l && text[l - 1] == '\n')
+			text[--l] = '\0';
+		line = strrchr(text, '\n');
+		line = line ? line + 1 : text;
 	}
-	if (efd >= 0)
-		close(efd);
-	free(errpath);
+	if (why)
+		*why = xstrdup(*line ? line : "report.py said nothing");
+	free(text);
 	free(script);
 	return rc;
 }
@@ -1514,9 +1525,10 @@ static void check_room(const struct run_opts *o)
 	avail = (unsigned long long)(geteuid() ? v.f_bavail : v.f_bfree) *
 		v.f_frsize;
 	if (avail < need)
-		usage_error("%s: %llu MiB free, a run may need %llu MiB (guest memory %s + 3 logs of up to %lld MiB): make room, or --runs elsewhere, or a smaller --mem / --log-cap",
-			    paths.runs, avail >> 20, need >> 20, o->mem,
-			    o->log_cap >> 20);
+		usage_error(
+			"%s: %llu MiB free, a run may need %llu MiB (guest memory %s + 3 logs of up to %lld MiB): make room, or --runs elsewhere, or a smaller --mem / --log-cap",
+			paths.runs, avail >> 20, need >> 20, o->mem,
+			o->log_cap >> 20);
 }
 
 void run_caps(struct guest *g, long long mem, long long log_cap)

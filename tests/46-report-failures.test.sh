@@ -4,7 +4,7 @@
 # read; crash output missing the expected lines (a stand-in crash that
 # answers nothing, and fails px); the report's other forms (--run-only,
 # --refresh, --crash-commands) and a run without a record; and, booted,
-# run.sh with a report that fails: the run is filed as failed, never
+# a run with a report that fails: the run is filed as failed, never
 # status success with exit 1.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -140,16 +140,15 @@ one_line report.refresh_no_report "$out/no-record/run.json" "$top/analysis/repor
 printf '{"schema_version": 1, "id": ' >"$out/no-record/run.json"
 one_line report.record_not_json "$out/no-record/run.json: not JSON" "$top/analysis/report.py" "$out/no-record"
 
-# 4. Booted: run.sh whose report fails (a crash that cannot start) files the
+# 4. Booted: a run whose report fails (a crash that cannot start) files the
 # run as failed, with the cause, and exits 1; the verified vmcore is kept.
 broken=$out/broken-crash
 mkdir -p "$broken"
 printf '#!/bin/sh\necho "crash: stand-in that cannot start" >&2\nexit 1\n' >"$broken/crash"
 chmod 755 "$broken/crash"
 rc=0
-PATH=$broken:$PATH "$top/appliance/run.sh" --trigger syscall_errno \
-	--args "syscall=openat errno=ENOENT comm=bpk-demo" --runs "$out/runs" --timeout 240 \
-	>"$out/run.out" 2>"$out/run.err" || rc=$?
+PATH=$broken:$PATH "$bpk" --runs "$out/runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--timeout 240 >"$out/run.out" 2>"$out/run.err" || rc=$?
 err=$(grep 'error:' "$out/run.err" | tail -1 || true)
 run=$(filed_runs "$out/runs" | tail -1)
 check report.run.exit_1 "exit $rc: ${err:-no error line}" test "$rc" = 1 -a -n "$run"

@@ -32,12 +32,13 @@ py=/usr/bin/python3 # Debian's, which has python3-drgn and python3-jsonschema
 j() {
 	"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
 }
-# run_one NAME ARGS...: appliance/run.sh into $runs/NAME; sets rc and run
+# run_one NAME TRIGGER [k=v ...] [bpk run options]: bpk run into $runs/NAME;
+# sets rc and run
 run_one() {
 	local name=$1
 	shift
 	rc=0
-	appliance/run.sh --runs "$runs/$name" --timeout 240 "$@" >"$out/$name.out" 2>&1 || rc=$?
+	"$bpk" --runs "$runs/$name" run "$@" --timeout 240 >"$out/$name.out" 2>&1 || rc=$?
 	run=$(find "$runs/$name" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1)
 }
 # task_field RUN COMM KEY: KEY of the task named COMM in RUN's report.json
@@ -73,7 +74,7 @@ check dump_cause.all_cases "$(grep -c '^ok ' "$out/dump-cause.txt") ok, $(grep -
 	test "$(grep -c '^ok ' "$out/dump-cause.txt")" -ge 10 -a "$(grep -c -v '^ok ' "$out/dump-cause.txt")" = 0
 
 # --- tasks: a sleeper, a D-state task, the demo trigger
-run_one tasks --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+run_one tasks syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
 	--workload tests/analysis/tasks.sh --repeat 2
 tasks_run=$run
 if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
@@ -149,7 +150,7 @@ else
 fi
 
 # --- hung_task, fired through crash_kexec
-run_one hung --trigger hung_task --args "secs=2 comm=hanger" --workload triggers/examples/hung_task.sh --sysctl-off
+run_one hung hung_task secs=2 comm=hanger --workload triggers/examples/hung_task.sh --sysctl-off
 if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail hung.run "exit $rc: $(grep -m1 'error:' "$out/hung.out" || tail -1 "$out/hung.out")"
 else
@@ -160,7 +161,7 @@ else
 fi
 
 # --- an oops, no trigger
-run_one oops --trigger none --workload tests/analysis/oops.sh
+run_one oops none --workload tests/analysis/oops.sh
 if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail oops.run "exit $rc: $(grep -m1 'error:' "$out/oops.out" || tail -1 "$out/oops.out")"
 else
@@ -177,7 +178,7 @@ else
 fi
 
 # --- a sysrq crash, no trigger: the run and the dump both say sysrq
-run_one sysrq --trigger none --workload tests/analysis/sysrq.sh
+run_one sysrq none --workload tests/analysis/sysrq.sh
 if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail sysrq.run "exit $rc: $(grep -m1 'error:' "$out/sysrq.out" || tail -1 "$out/sysrq.out")"
 else
@@ -188,7 +189,7 @@ else
 fi
 
 # --- a failed run: no crash kernel, nothing armed
-run_one failed --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
+run_one failed syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
 	--workload triggers/examples/syscall_errno.sh --crashkernel none
 if [[ -z $run || ! -s $run/report.json ]]; then
 	fail failed.report_json "exit $rc, no report.json in ${run:-no run dir}"

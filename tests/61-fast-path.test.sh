@@ -31,8 +31,8 @@ check_has image.init_is_ours "$(grep -m1 '^\. /usr/lib/bpk/bpk-capture.sh' "$out
 # --- one stamped demo run
 runs=$out/runs
 mkdir -p "$runs"
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--workload triggers/examples/syscall_errno.sh --runs "$runs" --timeout 240 >"$out/run.out" 2>"$out/run.err" &
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--workload triggers/examples/syscall_errno.sh --timeout 240 >"$out/run.out" 2>"$out/run.err" &
 pid=$!
 bench/console-stamp.sh "$runs" "$pid" "$out/stamped.txt" &
 spid=$!
@@ -59,7 +59,7 @@ check capture.image_packed_small "kdump image as loaded: ${packed:-not in guest.
 # --- the first look, before the report, with the record's cause
 first=$(grep -n -m1 '^== First look (drgn' "$out/run.out" | cut -d: -f1 || true)
 report=$(grep -n -m1 '^bpf-panic kdump report' "$out/run.out" | cut -d: -f1 || true)
-check report.first_look_before_report "first look at line ${first:-none}, report at line ${report:-none} of run.sh's output" \
+check report.first_look_before_report "first look at line ${first:-none}, report at line ${report:-none} of bpk run's output" \
 	test -n "$first" -a -n "$report" -a "${first:-0}" -lt "${report:-0}"
 cause=$(record_field "$run" cause.run || true)
 look_cause=$(sed -n 's/^   cause:  \([a-z]*\):.*/\1/p' "$out/run.out" | head -1)
