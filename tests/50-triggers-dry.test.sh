@@ -23,7 +23,7 @@ mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\):
 
 rc=0
 boot_job "$img" trigger-dry 300 || rc=$?
-((rc == 0)) || fail triggers.boot "qemu-run exited $rc (console: $out/console.log)"
+((rc == 0)) || fail triggers.boot "bpk boot exited $rc (console: $out/console.log)"
 bad=(func_not_in_btf func_returns_void func_returns_bool tracepoint_missing tracepoint_category
 	uprobe_no_binary uprobe_no_symbol unknown_trigger)
 more=(func_error.pointer_note func_error.err_ptr syscall_errno.eintr syscall_errno.eintr_any syscall_errno.restart_is_no_error

@@ -19,8 +19,8 @@ first() {
 
 runs=$out/runs
 mkdir -p "$runs"
-# the README's lines run bpk as installed: the clone's own copy on PATH
-export PATH=$top/bpk:$PATH
+# the README's lines run bpk as installed: the clone's own build on PATH
+PATH=$(dirname "$bpk"):$PATH
 mapfile -t names < <("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
 	line=$(grep -E "^bpk run $name .* --workload " README.md | head -1 || true)
@@ -59,8 +59,8 @@ done
 
 # The fallback: sysctl off, so triggerctl check picks crash_kexec.
 rc=0
-appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--workload triggers/examples/syscall_errno.sh --sysctl-off --runs "$out/fallback" \
+"$bpk" --runs "$out/fallback" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--workload triggers/examples/syscall_errno.sh --sysctl-off \
 	>"$out/fallback.out" 2>&1 || rc=$?
 run=$(find "$out/fallback" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
 check fallback.run_succeeds "exit $rc: $(first "$out/fallback.out" 'error:|run filed')" \
@@ -79,8 +79,8 @@ else
 	fail fallback.report "no report: ${run:-no run filed under $out/fallback}"
 fi
 rc=0
-appliance/run.sh --trigger uprobe --args "target=/etc/bpk/workload:app_assert_failed" \
-	--workload "$build/examples/uprobe" --sysctl-off --runs "$out/fallback-uprobe" \
+"$bpk" --runs "$out/fallback-uprobe" run uprobe target=/etc/bpk/workload:app_assert_failed \
+	--workload "$build/examples/uprobe" --sysctl-off \
 	>"$out/fallback-uprobe.out" 2>&1 || rc=$?
 err=$(grep -m1 'error:' "$out/fallback-uprobe.out" || true)
 # an empty $err (no error line at all) must not pass

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Debian's stock kernel (issue 11), and the CO-RE claim tested on it.
+# Debian's stock kernel, and the CO-RE claim tested on it.
 #  - the fetched kernel (make debian-kernel, cached outside the clone) is
 #    the linux-image of linux-source-6.1's version; a second fetch is a
 #    cache hit; its vmlinux has DWARF and the same release banner as the
@@ -46,9 +46,9 @@ check debian.vmlinux_dwarf "$(readelf -S "$dk/vmlinux" | grep -o '\.debug_info\|
 	bash -c "readelf -S '$dk/vmlinux' | grep -q '\.debug_info'"
 
 rc=0
-"$top/appliance/qemu-run.sh" --kernel "$dk/vmlinuz" --initrd "$img" --timeout 300 \
+"$bpk" boot --kernel debian --initrd "$img" --timeout 300 \
 	--append "rdinit=/etc/bpk/preinit bpk.job=arm-all crashkernel=256M" \
-	--console "$out/console.log" --port "results=$out/results.txt" >"$out/qemu.out" 2>&1 || rc=$?
+	--out "$out" >"$out/qemu.out" 2>&1 || rc=$?
 check debian.boot "QEMU exit $rc; $(grep -m1 'JOB-EXIT' "$out/results.txt" 2>/dev/null || echo 'no JOB-EXIT')" \
 	grep -qx 'JOB-EXIT 0' "$out/results.txt"
 booted=$(sed -n 's/^kernel: //p' "$out/results.txt" | head -1)

@@ -23,8 +23,8 @@ pkg="$(sed -n 's/^package=//p' "$dk/ok") $(sed -n 's/^version=//p' "$dk/ok")"
 runs=$out/runs
 mkdir -p "$runs"
 triggerctl=$build/triggers/triggerctl
-# the README's lines run bpk as installed: the clone's own copy on PATH
-export PATH=$top/bpk:$PATH
+# the README's lines run bpk as installed: the clone's own build on PATH
+PATH=$(dirname "$bpk"):$PATH
 mapfile -t names < <("$triggerctl" list | sed -n 's/^\([a-z_]*\): .*/\1/p')
 for name in "${names[@]}"; do
 	line=$(grep -E "^bpk run $name .* --workload " README.md | head -1 || true)
@@ -40,8 +40,8 @@ for name in "${names[@]}"; do
 		rc=0
 		bash -c "$line --kernel debian --runs $runs" >"$out/$name.out" 2>&1 || rc=$?
 		run=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name "2*-$name" | sort | tail -1)
-		reason=$(sed -n 's/^reason=//p' "$run/run.meta" 2>/dev/null || true)
-		check "debian_real.$name.refused" "exit $rc, run ${run:-none}: ${reason:-no reason in run.meta}" \
+		reason=$([[ -z $run ]] || record_field "$run" reason 2>/dev/null || true)
+		check "debian_real.$name.refused" "exit $rc, run ${run:-none}: ${reason:-no reason in run.json}" \
 			test "$rc" != 0 -a -n "$reason" -a -z "${reason##*cannot fire with crash_kexec (not a tracing program)*}"
 		continue
 	fi
@@ -58,7 +58,7 @@ for name in "${names[@]}"; do
 		fail "debian_real.$name.run" "exit $rc: $(grep -m1 'error:' "$out/$name.out" || tail -1 "$out/$name.out")"
 		continue
 	fi
-	pass "debian_real.$name.run" "$run ($(sed -n 's/^qemu_wall_s=//p' "$run/run.meta") s in QEMU)"
+	pass "debian_real.$name.run" "$run ($(record_field "$run" timings.qemu_wall_s) s in QEMU)"
 	rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
 	check "debian_real.$name.fire_record" "$(grep -E '^ +(trigger|comm|action|detail)=' <<<"$rec" | tr -s ' \n' ' ')" \
 		grep -qx "   trigger=$name" <<<"$rec"
@@ -67,8 +67,7 @@ for name in "${names[@]}"; do
 	kline=$(grep -m1 '^kernel: ' "$run/report.txt" || true)
 	check "debian_real.$name.kernel_release" "${kline:-no kernel: line in the report}" \
 		grep -q "^kernel: *$kver #[0-9]* SMP .*Debian ${pkg#* } " <<<"$kline"
-	check "debian_real.$name.dbg_vmlinux" "$(sed -n 's/^vmlinux=//p' "$run/run.meta")" \
-		grep -qx "vmlinux=$(readlink -f "$dk/vmlinux")" "$run/run.meta"
+	check_field "debian_real.$name.dbg_vmlinux" "$run" guest.vmlinux "$(readlink -f "$dk/vmlinux")"
 	if [[ $name == hung_task ]]; then
 		# the hung task blocks in lkdtm.ko, built out of tree with its
 		# DWARF: drgn names the frame (gcc split it into direct_entry.cold)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The host's programs in the guest (issue 11): the host's /usr over virtio
-# 9p, read-only.
+# The host's programs in the guest: the host's /usr over virtio 9p,
+# read-only.
 #  - a #!/usr/bin/python3 workload (standard library only) on Debian's
 #    kernel (its 9p modules loaded by the preinit) aborts, fatal_signal fires
 #    with crash_kexec, and the guest log shows the host's python3 ran it: the
@@ -18,27 +18,26 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 fresh_out
 cd "$top"
-run=$top/appliance/run.sh
 
-# one_run NAME RUN-ARGS...: a run filed under $out/NAME; sets r (its dir) and rc
+# one_run NAME BPK-RUN-ARGS...: a run filed under $out/NAME; sets r (its dir) and rc
 one_run() {
 	local name=$1
 	shift
 	rc=0
-	"$run" "$@" --runs "$out/$name" --timeout 400 >"$out/$name.out" 2>&1 || rc=$?
+	"$bpk" --runs "$out/$name" run "$@" --timeout 400 >"$out/$name.out" 2>&1 || rc=$?
 	r=$(find "$out/$name" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1 || true)
 }
-# meta KEY: from the last run's run.meta
-meta() { sed -n "s/^$1=//p" "$r/run.meta" 2>/dev/null | head -1; }
+# meta PATH: the last run's record field PATH (run.json)
+meta() { record_field "$r" "$1" 2>/dev/null || true; }
 
 # --- python3 on Debian's kernel
 host_version=$(/usr/bin/python3 -c 'import sys; print(repr(sys.version))')
-one_run python --kernel debian --trigger fatal_signal --args "signal=SIGABRT comm=workload" \
+one_run python fatal_signal signal=SIGABRT comm=workload --kernel debian \
 	--workload tests/field/workloads/python-abort.py
 if ((rc != 0)) || [[ ! -r $r/report.txt ]]; then
 	fail host.python.run "exit $rc: $(grep -m1 'error:' "$out/python.out" || tail -1 "$out/python.out")"
 else
-	pass host.python.run "$r, kernel $(meta kernel_release), $(meta host_fs)"
+	pass host.python.run "$r, kernel $(meta guest.kernel_release), $(meta guest.host_fs)"
 	line=$(grep -m1 '^python-abort: python ' "$r/guest.log" || true)
 	check host.python.host_interpreter "${line:-no python-abort line in $r/guest.log}" \
 		grep -qxF "python-abort: sys.version $host_version" "$r/guest.log"
@@ -56,11 +55,11 @@ fi
 dyn=$build/examples/uprobe-dyn
 interp=$(readelf -l "$dyn" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 check host.uprobe.dynamic "$dyn: interpreter ${interp:-none}" test -n "$interp"
-one_run uprobe --trigger uprobe --args "target=/etc/bpk/workload:app_assert_failed" --workload "$dyn"
+one_run uprobe uprobe target=/etc/bpk/workload:app_assert_failed --workload "$dyn"
 if ((rc != 0)) || [[ ! -r $r/report.txt ]]; then
 	fail host.uprobe.run "exit $rc: $(grep -m1 'error:' "$out/uprobe.out" || tail -1 "$out/uprobe.out")"
 else
-	check host.uprobe.host_fs "$(meta host_fs)" grep -q '^host_fs=on: a dynamically linked program' "$r/run.meta"
+	check_field_match host.uprobe.host_fs "$r" guest.host_fs '^on: a dynamically linked program'
 	check host.uprobe.fire_record "$(grep -E '^ +(trigger|comm|detail)=' "$r/report.txt" | tr -s ' \n' ' ' || echo 'no fire record in the report')" \
 		grep -qx '   trigger=uprobe' "$r/report.txt"
 	check host.uprobe.panic "$(grep -m1 '^PANIC:' "$r/report.txt" || echo 'no PANIC: line in the report')" \
@@ -75,7 +74,7 @@ before=$(cd "$ro" && find . -printf '%p %s %T@\n' | sort | sha256sum)
 probe=/usr/bpk-erofs-probe-$$
 sed -e "s|@RO@|$ro|g" -e "s|@RW@|$rw|g" -e "s|@PROBE@|$probe|g" -e "s|@OUTSIDE@|$outside|g" tests/field/workloads/erofs.py.in >"$out/erofs.py"
 chmod +x "$out/erofs.py"
-one_run erofs --trigger proc_exit --args "status=3 comm=workload" --workload "$out/erofs.py" \
+one_run erofs proc_exit status=3 comm=workload --workload "$out/erofs.py" \
 	--share "$ro" --share-rw "$rw"
 if ((rc != 0)) || [[ ! -r $r/guest.log ]]; then
 	fail host.erofs.run "exit $rc: $(grep -m1 'error:' "$out/erofs.out" || tail -1 "$out/erofs.out")"
@@ -107,7 +106,7 @@ fi
 # --- bad shares: one line, exit 2, nothing boots
 for bad in /nonexistent/dir /proc /usr; do
 	rc=0
-	msg=$("$run" --trigger syscall_errno --args "syscall=openat" --share "$bad" --runs "$out/bad" 2>&1 >/dev/null) || rc=$?
+	msg=$("$bpk" --runs "$out/bad" run syscall_errno syscall=openat --share "$bad" 2>&1 >/dev/null) || rc=$?
 	check "host.bad_share.${bad//\//_}" "exit $rc: $msg" test "$rc" = 2 -a "$(wc -l <<<"$msg")" = 1
 done
 check host.bad_share.nothing_filed "$(find "$out/bad" -mindepth 1 2>/dev/null | wc -l) entries" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bpk's command line, nothing booted (issue 12): --help for bpk and every
-# verb, --version, bad input (one line, exit 2, no staging dir, no run, no
-# QEMU), RUN resolution (id, unique prefix, last; none or two matching),
+# bpk's command line, nothing booted: --help for bpk and every verb,
+# --version, bad input (one line, exit 2, no staging dir, no run, no QEMU
+# under the runs dir while it ran), RUN resolution (id, unique prefix,
+# last; none or two matching),
 # list against triggerctl's table, the man page against --help, and the bash
 # completion (verbs, trigger names, parameter names) under compgen.
 set -euo pipefail
@@ -10,7 +11,6 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-bpk=$top/bpk/bpk
 runs=$out/runs
 mkdir -p "$runs"
 verbs=(run list check demo runs show crash drgn selftest campaign)
@@ -22,17 +22,13 @@ for v in "${verbs[@]}"; do
 	grep -qE "^  $v( |$)" <<<"$help" || missing+=" $v"
 done
 check help.lists_verbs "${help:+$(wc -l <<<"$help") lines}${missing:+, missing:$missing}" test -n "$help" -a -z "$missing"
+# usage_of RC LINE VERB: bpk VERB --help exited 0 with a usage line naming
+# VERB (after -j where the verb takes it)
+usage_of() { (($1 == 0)) && grep -qE "^usage: bpk (\[-j\] )?$3( |\$)" <<<"$2"; }
 for v in "${verbs[@]}"; do
-	[[ $v != campaign || -x $top/appliance/campaign.sh ]] || continue
 	rc=0
 	h=$("$bpk" "$v" --help 2>&1) || rc=$?
-	if [[ $v == campaign ]]; then
-		# the pass-through: campaign.sh's own help
-		want=$("$top/appliance/campaign.sh" --help 2>&1 || true)
-		check "help.$v" "exit $rc: $(head -1 <<<"$h")" test -n "$h" -a "$h" = "$want"
-		continue
-	fi
-	check "help.$v" "exit $rc: $(head -1 <<<"${h:-nothing}")" test "$rc" = 0 -a "$(head -1 <<<"$h" | cut -d' ' -f1-3)" = "usage: bpk $v"
+	check "help.$v" "exit $rc: $(head -1 <<<"${h:-nothing}")" usage_of "$rc" "$(head -1 <<<"$h")" "$v"
 done
 want="bpk $(git -C "$top" describe --tags --always --dirty)"
 got=$("$bpk" --version 2>&1 || true)
@@ -40,13 +36,27 @@ check version.git_describe "${got:-nothing} (want $want)" test "$got" = "$want"
 
 # --- bad input: one line, exit 2, nothing filed, nothing booted
 # bad2 NAME WANT ARGS...: bpk ARGS exits 2 with exactly one stderr line
-# containing WANT, and $runs (the runs dir ARGS name) is as it was: no
-# staging dir, no run
+# containing WANT, and $runs (the runs dir ARGS name, and BPK_RUNS for
+# those that name none) is as it was: no staging dir, no run. While bpk
+# runs, the QEMUs whose guest writes under $runs (where a run the command
+# failed to refuse would boot) are added to $seen_qemu; a command still
+# running after 30 s is stopped (a refusal is at once).
+seen_qemu=''
 bad2() {
-	local name=$1 want=$2 rc=0 msg before after
+	local name=$1 want=$2 rc=0 msg before after pid q t=0
 	shift 2
 	before=$(listing "$runs")
-	msg=$(cd /tmp && "$bpk" "$@" 2>&1 >/dev/null) || rc=$?
+	(cd /tmp && BPK_RUNS=$runs exec "$bpk" "$@") >/dev/null 2>"$out/bad2.err" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		for q in $(qemu_on "$runs"); do
+			[[ " $seen_qemu " == *" $q "* ]] || seen_qemu+=" $q"
+		done
+		((t++ < 300)) || kill "$pid" 2>/dev/null || true
+		sleep 0.1
+	done
+	wait "$pid" || rc=$?
+	msg=$(cat "$out/bad2.err")
 	after=$(listing "$runs")
 	if ((rc == 2)) && [[ -n $msg && $(wc -l <<<"$msg") -eq 1 && $msg == *"$want"* && $before == "$after" ]]; then
 		pass "bad_input.$name" "exit $rc: $msg"
@@ -64,27 +74,40 @@ bad2 dashdash_no_command "-- needs a command" --runs "$runs" run syscall_errno s
 bad2 workload_and_command "not both" --runs "$runs" run syscall_errno --workload triggers/examples/syscall_errno.sh -- true
 bad2 unknown_trigger "unknown trigger 'nosuch'" --runs "$runs" run nosuch
 bad2 missing_workload "/nonexistent/wl: no such readable file" --runs "$runs" run syscall_errno --workload /nonexistent/wl
-# run.sh's own checks of the parameters, passed on as its one line
+# the trigger table's parser, the one triggerctl arms with
 bad2 unknown_parameter "colour: unknown parameter of trigger syscall_errno" --runs "$runs" run syscall_errno syscall=openat colour=red --quiet
 bad2 option_without_value "--timeout needs a value" --runs "$runs" run syscall_errno --timeout
 bad2 show_no_run "no RUN given" --runs "$runs" show
 bad2 last_without_runs "RUN 'last': no runs" --runs "$runs" show last
 bad2 list_unknown_trigger "unknown trigger 'nosuch'" --runs "$runs" list nosuch
 bad2 check_bad_kernel "--kernel must be ours or debian" --runs "$runs" check --kernel mine
-if [[ ! -x $top/appliance/campaign.sh ]]; then
-	bad2 campaign_missing "campaign.sh does not exist" --runs "$runs" campaign list
-fi
-# no QEMU was started on anything under this test's runs dir
-q=$(pgrep -af -- "$runs" || true)
-check bad_input.no_qemu "$(find "$runs" -mindepth 1 | wc -l) entries under $runs, processes on it: ${q:-none}" \
-	test -z "$q" -a -z "$(find "$runs" -mindepth 1)"
+bad2 campaign_no_attempts "--attempts is required" --runs "$runs" campaign syscall_errno --jobs 1
+# no QEMU was started under this test's runs dir while those ran
+check bad_input.no_qemu "$(find "$runs" -mindepth 1 | wc -l) entries under $runs, QEMU seen there: ${seen_qemu:-none}" \
+	test -z "$seen_qemu" -a -z "$(find "$runs" -mindepth 1)"
 
-# --- RUN resolution, on two run directories made here (their run.meta is
-# all the resolver reads)
+# --- RUN resolution, on two run directories made here (their run.json is
+# all the resolver and the table read)
+# fixture_run DIR TRIGGER REASON: DIR/run.json, a failed run's record
+# (analysis/run.schema.json) with nothing dumped
+fixture_run() {
+	mkdir -p "$1"
+	/usr/bin/python3 -c 'import json, os, sys
+d, trigger, reason = sys.argv[1:4]
+json.dump({"schema_version": 1, "id": os.path.basename(d), "status": "failed", "reason": reason,
+	"interrupted": None, "trigger": {"name": trigger, "args": "", "dry_run": False, "fire_action": None},
+	"guest": {"kernel_flavor": "ours", "kernel": "kernel", "vmlinux": "/nonexistent/vmlinux", "mem": "1G",
+		"smp": 2, "crashkernel": "192M", "accel": "tcg", "destructive_sysctl": True,
+		"panic_on_oops": True, "panic_on_warn": False, "workload": "fixture.sh", "host_fs": "off"},
+	"qemu": {"exit": 0}, "cause": {"run": "none", "detail": ""},
+	"console": {"panic_message": "", "last_state": "", "lines": 0},
+	"dump": {"state": "none", "stream_bytes": 0, "vmcore_bytes": 0},
+	"report": {"state": "not-run"}, "timings": {}}, open(d + "/run.json", "w"))' "$@"
+}
 fx=$out/fixture-runs
-mkdir -p "$fx/20990101T000001Z-syscall_errno" "$fx/20990101T000002Z-warn" "$fx/20990101T000002Z-warn.unfiled"
-printf 'status=failed\nreason=fixture one\ntrigger=syscall_errno\ncause=none\n' >"$fx/20990101T000001Z-syscall_errno/run.meta"
-printf 'status=failed\nreason=fixture two\ntrigger=warn\ncause=none\n' >"$fx/20990101T000002Z-warn/run.meta"
+mkdir -p "$fx/20990101T000002Z-warn.unfiled"
+fixture_run "$fx/20990101T000001Z-syscall_errno" syscall_errno "fixture one"
+fixture_run "$fx/20990101T000002Z-warn" warn "fixture two"
 runs=$fx
 bad2 run_matches_two "matches 2 runs" --runs "$fx" show 20990101T00000
 bad2 run_matches_none "RUN '2100' matches no run" --runs "$fx" show 2100
@@ -129,7 +152,7 @@ else
 fi
 # complete WORDS...: what _bpk offers for the last word (bpk on PATH)
 complete_words() {
-	PATH=$top/bpk:$PATH bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _bpk; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' \
+	PATH=$(dirname "$bpk"):$PATH bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _bpk; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' \
 		_ "$comp" "$@" 2>&1
 }
 reg=$(bash -c '. "$1"; complete -p bpk' _ "$comp" 2>&1 || true)
@@ -152,5 +175,6 @@ check completion.run_ids "bpk show 2099<TAB>: ${got:-nothing}" \
 # --- selftest without a build: "could not run" (exit 1), named, nothing booted
 rc=0
 got=$(BUILD=$out/no-build "$bpk" --runs "$runs" selftest 2>&1) || rc=$?
+nb=$out/no-build
 check selftest.not_built "exit $rc: ${got:-nothing}" \
-	test "$rc" = 1 -a "$got" = "FAIL build: $out/no-build/appliance/root.cpio.gz is not built (make all in $top)" -a -z "$(find "$runs" -mindepth 1)"
+	test "$rc" = 1 -a "$got" = "FAIL build: $nb/kernel/bzImage (the ours kernel: make kernel), $nb/kernel/vmlinux (its vmlinux: make kernel), $nb/appliance/root.cpio.gz (the guest image: make appliance)" -a -z "$(find "$runs" -mindepth 1)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The installed bpk, from outside the clone (issue 12): make install
-# DESTDIR=... PREFIX=/usr, then from /tmp the installed bpk runs --version,
-# list, check, a real run at a terminal (each stage on its updating line),
-# runs, show, show --json (checked against the schema), drgn and selftest;
+# The installed bpk, from outside the clone: make install DESTDIR=...
+# PREFIX=/usr, then from /tmp the installed bpk runs --version, list,
+# check, a real run at a terminal (each stage on its updating line, its
+# QEMU gone with it), runs, show, show --json (checked against the
+# schema), drgn and selftest;
 # the installed completion and man page work; make uninstall leaves the
 # DESTDIR as it was, and the runs.
 set -euo pipefail
@@ -50,11 +51,21 @@ check_file_has installed.check_kfunc "$out/check.txt" '^yes  crash_kexec kfunc'
 check_file_has installed.check_sysctl "$out/check.txt" '^yes  kernel.destructive_bpf_enabled sysctl'
 check installed.check_exit "exit $rc" test "$rc" = 0
 
-# --- a real run at a terminal (a pty): one updating line per stage
+# --- a real run at a terminal (a pty): one updating line per stage; the
+# QEMUs whose guest writes under the runs dir are noted while it runs
 rc=0
 python3 -c 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)' \
 	"$bpk" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--workload triggers/examples/syscall_errno.sh </dev/null >"$out/run.tty" 2>&1 || rc=$?
+	--workload triggers/examples/syscall_errno.sh </dev/null >"$out/run.tty" 2>&1 &
+pid=$!
+seen_qemu=''
+while kill -0 "$pid" 2>/dev/null; do
+	for q in $(qemu_on "$runs"); do
+		[[ " $seen_qemu " == *" $q "* ]] || seen_qemu+=" $q"
+	done
+	sleep 0.2
+done
+wait "$pid" || rc=$?
 # the lines as the terminal shows them: the last state of each \r-updated line
 tr -d '\033' <"$out/run.tty" | sed 's/\[K//g' | tr '\r' '\n' | awk 'NF' >"$out/run.lines"
 mapfile -t filed < <(filed_runs "$runs")
@@ -69,10 +80,18 @@ n=$(grep -cE '^  boot +[0-9]+\.[0-9]s ' "$out/run.lines" || true)
 check installed.run_line_updates "$n boot lines with an elapsed time" test "${n:-0}" -ge 2
 line=$(grep -m1 '^run filed: ' "$out/run.lines" || true)
 check installed.run_summary "${line:-no 'run filed:' line}" test "${line%% (*}" = "run filed: ${run:-?}"
-check installed.run_log_kept "$(grep -m1 'run filed: ' "${run:-/nonexistent}/bpk-run.log" 2>&1)" \
-	grep -q '^run.sh: run filed: ' "${run:-/nonexistent}/bpk-run.log"
-q=$(qemu_on "$runs/.staging" || true)
-check installed.no_qemu_left "${q:-none}" test -z "$q"
+# what the terminal said is filed: the run's record, read back through the
+# installed bpk
+got=$("$bpk" show last --field status 2>&1 || true)/$("$bpk" show last --field report.state 2>&1 || true)
+check installed.run_record_kept "status/report.state of the last run: $got" test -n "$run" -a "$got" = "success/written"
+left=''
+for q in $seen_qemu; do
+	! kill -0 "$q" 2>/dev/null || left+=" $q"
+done
+check installed.no_qemu_left "QEMU seen under $runs during the run:${seen_qemu:- none}; left:${left:- none}" \
+	test -n "$seen_qemu" -a -z "$left"
+# shellcheck disable=SC2086 # pids
+[[ -z $left ]] || kill -9 $left 2>/dev/null || true
 
 if [[ -n $run ]]; then
 	id=${run##*/}
@@ -99,7 +118,12 @@ if [[ -n $run ]]; then
 	fx=$out/judged
 	mkdir -p "$fx"
 	cp -al "$run" "$fx/${id%Z-*}Z-novmcore" && rm "$fx/${id%Z-*}Z-novmcore/vmcore"
-	sed -i 's/^dump=.*/dump=incomplete/' "$fx/${id%Z-*}Z-novmcore/run.meta"
+	# the record replaced, not changed in place: it is a hard link to the run's
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["dump"]["state"] = "incomplete"
+json.dump(d, open(sys.argv[2], "w"))' "$run/run.json" "$fx/run.json"
+	mv "$fx/run.json" "$fx/${id%Z-*}Z-novmcore/run.json"
 	rc=0
 	got=$("$bpk" --runs "$fx" selftest --run "${id%Z-*}Z-novmcore" 2>&1) || rc=$?
 	check installed.selftest_no_vmcore "exit $rc: $(tail -1 <<<"${got:-nothing}")" \
@@ -109,7 +133,7 @@ if [[ -n $run ]]; then
 	rc=0
 	got=$("$bpk" --runs "$fx" selftest --run "${id%Z-*}Z-noreport" 2>&1) || rc=$?
 	check installed.selftest_report_failed "exit $rc: $(tail -1 <<<"${got:-nothing}")" \
-		test "$rc" = 5 -a "$(grep -c '^ok   ' <<<"$got")" = 4 -a -n "$(grep '^FAIL report: .*fire record: none' <<<"$got")"
+		test "$rc" = 5 -a "$(grep -c '^ok   ' <<<"$got")" = 4 -a -n "$(grep '^FAIL report: .*fire record not in it' <<<"$got")"
 	rc=0
 	got=$("$bpk" selftest --run "$id" 2>&1) || rc=$?
 	check installed.selftest_judges_run "exit $rc: $(tail -1 <<<"${got:-nothing}")" \

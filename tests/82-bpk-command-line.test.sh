@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# bpk run TRIGGER ... -- CMD ARGS (issue 12): the README's example, run as
-# written (with --quiet, and the runs filed here): the command line is the
+# bpk run TRIGGER ... -- CMD ARGS: the README's example, run as written
+# (with --quiet, and the runs filed here): the command line is the
 # workload, run in the host's user space, its quoting kept; the fire record
-# names the program's own comm; run.meta keeps the command line; --quiet
-# prints the run directory alone.
+# names the program's own comm; run.json keeps the command line and says
+# why the host's file system was used; --quiet prints the run directory
+# alone.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +12,7 @@ fresh_out
 cd "$top"
 
 runs=$out/runs
-export PATH=$top/bpk:$PATH
+PATH=$(dirname "$bpk"):$PATH
 line=$(grep -E "^bpk run [a-z_]+ .* -- " README.md | head -1 || true)
 if [[ -z $line ]]; then
 	fail command_line.readme_example "README.md has no 'bpk run TRIGGER ... -- CMD' line"
@@ -29,5 +30,5 @@ got=$(cat "$out/run.out")
 check command_line.quiet_prints_run "${got:-nothing}" test -n "$run" -a "$got" = "$run"
 check_file_has command_line.fire_comm "${run:-/nonexistent}/report.txt" '^   comm=python3$'
 check_file_has command_line.fire_signal "${run:-/nonexistent}/report.txt" '^   detail=signal=6 '
-check_file_has command_line.meta_workload "${run:-/nonexistent}/run.meta" "^workload=-- python3 -c import\\\\ os\\\\;\\\\ os\\.abort\\\\\\(\\\\\\)$"
-check_file_has command_line.host_fs "${run:-/nonexistent}/bpk-run.log" 'the workload runs in the host.s user space \(a command line given after --'
+check_field command_line.meta_workload "${run:-/nonexistent}" guest.workload "-- python3 -c import\ os\;\ os.abort\(\)"
+check_field_match command_line.host_fs "${run:-/nonexistent}" guest.host_fs '^on: a command line given after --'

@@ -15,13 +15,14 @@ cd "$top"
 
 run_campaign flaky 0 syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 20 --jobs 2 \
 	--workload tests/campaign/flaky.sh --runs "$out/runs" --timeout 120 || exit 0
-check_file_has flaky.snapshot_mode "$camp/summary" '^mode=snapshot$'
-check_file_has flaky.restored "$camp/summary" '^restored=yes$'
-check_file_has flaky.snapshot_armed "$camp/summary" '^snapshot_armed=yes$'
-check_file_has flaky.time_to_armed "$camp/summary" '^mean_to_armed_s=[0-9]+\.[0-9]+$'
-check_file_has flaky.attempts_per_minute "$camp/summary" '^attempts_per_minute=[0-9]+\.[0-9]$'
-check_file_has flaky.time_to_first_fire "$camp/summary" '^time_to_first_fire_s=[0-9]+\.[0-9]+$'
-check_file_has flaky.joblog "$camp/joblog" 'campaign-attempt.sh .* [0-9]+$'
+check_summary flaky.snapshot_mode "$camp" mode '^snapshot$'
+check_summary flaky.restored "$camp" restored '^true$'
+check_summary flaky.snapshot_armed "$camp" snapshot_armed '^true$'
+check_summary flaky.time_to_armed "$camp" mean_to_armed_s '^[0-9]+(\.[0-9]+)?$'
+check_summary flaky.attempts_per_minute "$camp" attempts_per_minute '^[0-9]+(\.[0-9]+)?$'
+check_summary flaky.time_to_first_fire "$camp" time_to_first_fire_s '^[0-9]+(\.[0-9]+)?$'
+# parallel ran each attempt as bpk run, numbered, filed under its own dir
+check_file_has flaky.joblog "$camp/joblog" "/bpk --runs $camp/attempts/([0-9]+)/runs run syscall_errno .* --attempt \\1 "
 
 run=$(summary "$camp" first_fire_run)
 printed=$(tail -1 "$out/stdout" 2>/dev/null || true)
@@ -35,9 +36,9 @@ n=$(grep -c . <<<"$all" || true)
 check flaky.one_vmcore_per_fire "$n vmcore(s), summary fired=$(summary "$camp" fired): $(tr '\n' ' ' <<<"$all")" \
 	test "$n" -ge 1 -a "$n" = "$(summary "$camp" fired)"
 check flaky.first_has_vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
-check_file_has flaky.first_run_restored "$run/run.meta" '^restored_from=/'
-check_file_has flaky.restore_timed "$run/run.meta" '^restore_s=[0-9.]+$'
-check_file_has flaky.attempt_numbered "$run/run.meta" '^attempt=[0-9]+$'
+check_field_match flaky.first_run_restored "$run" campaign.restored_from '^/'
+check_field_match flaky.restore_timed "$run" timings.restore_s '^[0-9.]+$'
+check_field flaky.attempt_numbered "$run" campaign.attempt "$(summary "$camp" first_fire_attempt)"
 # as on boot: the crash kernel checked before arming (in the snapshot's
 # boot), and again after the restore, before the guest says it is armed
 order=$(grep -o -E '^BPK-STATE (idle|restored|crash-kernel-loaded|armed)' "$run/guest.log" | cut -d' ' -f2 | tr '\n' ' ' || true)
@@ -48,7 +49,7 @@ if [[ -s $run/report.json ]]; then
 	got=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["fire"]["fields"]
-print(d["panic"]["cause"], f["trigger"], f["comm"], f["detail"],
+print(d["cause"]["dump"], f["trigger"], f["comm"], f["detail"],
       "crash=%s" % d["analyzers"]["crash"]["ok"], "drgn=%s" % d["analyzers"]["drgn"]["ok"],
       "agree=%s" % d["fire"]["crash_drgn_agree"])' "$run/report.json" 2>&1 || true)
 	check_has flaky.report_shows_fire "$got" "trigger syscall_errno flaky syscall=257 errno=2 crash=True drgn=True agree=True"
@@ -58,10 +59,14 @@ fi
 check_file_has flaky.report_txt_fire "$run/report.txt" 'comm.*flaky'
 # the attempt that fired drew a multiple of 3; every attempt that ran out did not
 draws=$(grep -h -o 'flaky: attempt [0-9]* drew [0-9]*' "$camp"/attempts/*/runs/*/guest.log | sort -t' ' -k3n | tr '\n' ';' || true)
-check_has flaky.fired_attempt_drew "$(grep -o 'flaky: attempt [0-9]* drew [0-9]*' "$run/guest.log" || true)" "attempt $(summary "$camp" first_fire_attempt) drew"
-bad=$(for f in "$camp"/attempts/*/attempt.rec; do
-	grep -qx outcome=ran-out "$f" || continue
-	d=$(grep -h -o 'drew [0-9]*' "${f%/attempt.rec}"/runs/*/guest.log | cut -d' ' -f2)
-	[[ -n $d ]] && (((d % 3) != 0)) || echo "${f%/attempt.rec}:${d:-none}"
+drew=$(grep -o 'flaky: attempt [0-9]* drew [0-9]*' "$run/guest.log" | head -1 || true)
+d=${drew##* drew } hit=no
+[[ ! $d =~ ^[0-9]+$ ]] || ((d % 3 != 0)) || hit=yes
+check flaky.fired_attempt_drew "${drew:-no draw in $run/guest.log} (first fire: attempt $(summary "$camp" first_fire_attempt), a multiple of 3: $hit)" \
+	test -n "$drew" -a "${drew% drew *}" = "flaky: attempt $(summary "$camp" first_fire_attempt)" -a "$hit" = yes
+bad=$(for f in "$camp"/attempts/*/attempt.json; do
+	[[ $(json_value "$f" outcome 2>/dev/null) == ran-out ]] || continue
+	d=$(grep -h -o 'drew [0-9]*' "${f%/attempt.json}"/runs/*/guest.log | cut -d' ' -f2)
+	[[ -n $d ]] && (((d % 3) != 0)) || echo "${f%/attempt.json}:${d:-none}"
 done)
 check flaky.ran_out_drew_no_hit "draws: ${draws:-none}; ran-out with a hit: ${bad:-none}" test -n "$draws" -a -z "$bad"

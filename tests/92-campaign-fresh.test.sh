@@ -13,11 +13,11 @@ cd "$top"
 
 run_campaign fresh 0 syscall_errno syscall=openat errno=ENOENT comm=flaky --attempts 3 --jobs 1 --fresh \
 	--workload tests/campaign/on-attempt.sh --runs "$out/runs" --timeout 120 || exit 0
-check_file_has fresh.mode "$camp/summary" '^mode=fresh$'
-check_file_has fresh.says_why "$camp/summary" '^fresh_why=asked for \(--fresh\)$'
-check_file_has fresh.first_is_2 "$camp/summary" '^first_fire_attempt=2$'
-check_file_has fresh.made_2 "$camp/summary" '^attempts_made=2$'
-check_file_has fresh.attempt1_ran_out "$camp/attempts/1/attempt.rec" '^outcome=ran-out$'
+check_summary fresh.mode "$camp" mode '^fresh$'
+check_summary fresh.says_why "$camp" fresh_why '^asked for \(--fresh\)$'
+check_summary fresh.first_is_2 "$camp" first_fire_attempt '^2$'
+check_summary fresh.made_2 "$camp" attempts_made '^2$'
+check_json fresh.attempt1_ran_out "$camp/attempts/1/attempt.json" outcome '^ran-out$'
 check fresh.attempt3_not_started "$(find "$camp/attempts" -mindepth 1 -maxdepth 1 -printf '%f ')" test ! -e "$camp/attempts/3"
 run=$(summary "$camp" first_fire_run)
 if [[ -z $run || ! -d $run ]]; then
@@ -25,7 +25,11 @@ if [[ -z $run || ! -d $run ]]; then
 	exit 0
 fi
 check fresh.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
-check_file_lacks fresh.not_restored "$run/run.meta" '^restored_from='
+# an attempt's record (campaign.attempt) without restored_from
+got=$(record_field "$run" campaign.attempt 2>&1)/$(record_field "$run" campaign.restored_from 2>&1)
+check fresh.not_restored "campaign.attempt/restored_from: $got" test "$got" = "2/"
 check_file_has fresh.booted_with_attempt "$run/console.log" 'Command line: .*bpk\.attempt=2'
 check_file_has fresh.workload_saw_attempt "$run/guest.log" '^on-attempt: attempt 2$'
-check_file_has fresh.report "$run/report.json" '"cause": "trigger"'
+# the cause read from the dump itself, not the run record's copy in report.json
+got=$(dump_cause "$run")
+check fresh.report "report.json cause.dump: ${got:-nothing}" test "$got" = trigger

@@ -19,13 +19,15 @@ run_campaign never 1 syscall_errno syscall=openat errno=ENOSPC --attempts 3 --jo
 	--workload "$out/never.bash" --runs "$out/runs" --timeout 120 || made=0
 check_has never.says_no_fire "$(tail -1 "$out/stderr")" "no attempt fired"
 ((made)) || exit 0
-check_file_has never.all_ran_out "$camp/summary" '^ran_out=3$'
-check_file_has never.none_fired "$camp/summary" '^fired=0$'
-check_file_lacks never.no_first_fire "$camp/summary" '^first_fire'
+check_summary never.all_ran_out "$camp" ran_out '^3$'
+check_summary never.none_fired "$camp" fired '^0$'
+got="$(summary "$camp" first_fire_attempt)$(summary "$camp" first_fire_run)"
+check never.no_first_fire "first_fire_attempt, first_fire_run in campaign.json: ${got:-null}" \
+	test -s "$camp/campaign.json" -a -z "$got"
 all=$(vmcores "$camp")
-runs=$(find "$camp/attempts" -name run.meta | wc -l)
+runs=$(find "$camp/attempts" -name run.json | wc -l)
 check never.no_vmcore "vmcores: ${all:-none}; runs filed: $runs" test -z "$all" -a "$runs" = 3
-check_file_has never.fresh_fallback "$camp/summary" '^fresh_why=the workload is a script for /bin/bash: .*9p.*cannot migrate'
+check_summary never.fresh_fallback "$camp" fresh_why '^the workload is a script for /bin/bash: .*9p.*cannot migrate'
 check_file_has never.says_fallback "$out/stderr" 'fresh boots, no snapshot: the workload is a script for /bin/bash'
 ran=$(cat "$camp"/attempts/*/runs/*/guest.log 2>/dev/null | grep -c "^never (bash): attempt [123]$" || true)
 check never.workload_ran "workload lines in the guest logs: ${ran:-0}" test "${ran:-0}" = 3

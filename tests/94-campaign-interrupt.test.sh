@@ -15,7 +15,7 @@ armed_count() {
 	{ grep -l '^BPK-STATE armed' "$out"/runs/campaign-*/attempts/*/runs/.staging-*/results.txt 2>/dev/null || true; } | wc -l
 }
 # a background job starts with SIGINT ignored: env gives it back
-setsid env --default-signal=INT appliance/campaign.sh syscall_errno syscall=openat errno=ENOSPC \
+setsid env --default-signal=INT "$bpk" campaign syscall_errno syscall=openat errno=ENOSPC \
 	--attempts 6 --jobs 2 --repeat 0 --workload tests/campaign/never.sh --runs "$out/runs" --timeout 120 \
 	>"$out/stdout" 2>"$out/stderr" &
 pid=$!
@@ -31,16 +31,16 @@ while kill -0 "$pid" 2>/dev/null && (($(now_ms) < until)); do sleep 0.2; done
 kill -0 "$pid" 2>/dev/null && kill -KILL -- "-$pid"
 wait "$pid" || rc=$?
 campaign_checks interrupt "$rc" 130 || exit 0
-check_file_has interrupt.summary_says "$camp/summary" '^interrupted=SIGINT$'
+check_summary interrupt.summary_says "$camp" interrupted '^SIGINT$'
 check_file_has interrupt.log_says "$camp/campaign.log" 'interrupted by SIGINT: every guest stopped'
 stopped=$(summary "$camp" stopped)
 check interrupt.attempts_stopped "stopped=${stopped:-none}" test "${stopped:-0}" -ge 2
 bad=''
-for f in "$camp"/attempts/*/attempt.rec; do
+for f in "$camp"/attempts/*/attempt.json; do
 	[[ -e $f ]] || continue
-	grep -qx outcome=stopped "$f" || continue
-	r=$(sed -n 's/^run=//p' "$f")
-	[[ -n $r ]] && grep -qx status=interrupted "$r/run.meta" 2>/dev/null || bad+=" ${f%/attempt.rec}"
+	[[ $(json_value "$f" outcome 2>/dev/null) == stopped ]] || continue
+	r=$(json_value "$f" run 2>/dev/null || true)
+	[[ -n $r && $(record_field "$r" status 2>/dev/null) == interrupted ]] || bad+=" ${f%/attempt.json}"
 done
 check interrupt.runs_filed_interrupted "stopped attempts whose run is not filed as interrupted:${bad:- none}" test -z "$bad"
 all=$(vmcores "$camp")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The armed snapshot is keyed by what a restore must match: another memory
-# size, CPU count or root image is another snapshot; run.sh refuses to
+# size, CPU count or root image is another snapshot; bpk run refuses to
 # restore one made for another memory size or kernel (one line, exit 2,
 # nothing booted).
 set -euo pipefail
@@ -9,11 +9,11 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-snap=$(appliance/snapshot.sh 2>"$out/snapshot.err" || true)
+snap=$("$bpk" snapshot 2>"$out/snapshot.err" || true)
 check key.made "${snap:-none}: $(tail -1 "$out/snapshot.err")" test -n "$snap" -a -r "$snap/ok"
-d1g=$(appliance/snapshot.sh --print-dir)
-d512=$(appliance/snapshot.sh --print-dir --mem 512M)
-dsmp=$(appliance/snapshot.sh --print-dir --smp 1)
+d1g=$("$bpk" snapshot --print-dir)
+d512=$("$bpk" snapshot --print-dir --mem 512M)
+dsmp=$("$bpk" snapshot --print-dir --smp 1)
 check key.same_inputs_same_dir "$snap vs $d1g" test -n "$snap" -a "$snap" = "$d1g"
 check key.mem_other_dir "1G $d1g, 512M $d512" test -n "$d512" -a "$d512" != "$d1g"
 check key.smp_other_dir "2 cpus $d1g, 1 cpu $dsmp" test -n "$dsmp" -a "$dsmp" != "$d1g"
@@ -21,37 +21,41 @@ check key.smp_other_dir "2 cpus $d1g, 1 cpu $dsmp" test -n "$dsmp" -a "$dsmp" !=
 mkdir -p "$out/build/appliance"
 ln -s "$(readlink -f "$build/kernel")" "$out/build/kernel"
 { cat "$build/appliance/root.cpio.gz" && printf '\0'; } >"$out/build/appliance/root.cpio.gz"
-dimg=$(BUILD=$out/build appliance/snapshot.sh --print-dir)
+dimg=$(BUILD=$out/build "$bpk" snapshot --print-dir)
 check key.image_other_dir "root image changed: $dimg" test -n "$dimg" -a "$dimg" != "$d1g"
 
 w=tests/campaign/flaky.sh
-a=(--trigger syscall_errno --args "syscall=openat errno=ENOENT comm=flaky" --workload "$w" --runs "$out/runs")
-one_line key.refuses_other_mem "the snapshot's mem is 1G, this run's 512M" appliance/run.sh "${a[@]}" --restore "$snap" --mem 512M
+a=(--runs "$out/runs" run syscall_errno syscall=openat errno=ENOENT comm=flaky --workload "$w")
+one_line key.refuses_other_mem "the snapshot's mem is 1G, this run's 512M" "$bpk" "${a[@]}" --restore "$snap" --mem 512M
 # the same snapshot, said to be made for another kernel
 mkdir -p "$out/other-kernel"
-cp "$snap/meta" "$snap/ok" "$out/other-kernel/" 2>/dev/null || true
-echo /nonexistent/bzImage >"$out/other-kernel/kernel"
-one_line key.refuses_other_kernel "made for /nonexistent/bzImage" appliance/run.sh "${a[@]}" --restore "$out/other-kernel"
-one_line key.refuses_non_snapshot "not a snapshot made by appliance/snapshot.sh" appliance/run.sh "${a[@]}" --restore "$out"
-one_line key.refuses_9p "QEMU cannot migrate a guest with a 9p share" appliance/run.sh "${a[@]}" --restore "$snap" --host-fs on
+cp "$snap/ok" "$out/other-kernel/" 2>/dev/null || true
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["kernel"] = "/nonexistent/bzImage"
+json.dump(d, open(sys.argv[2], "w"))' "$snap/snapshot.json" "$out/other-kernel/snapshot.json" 2>/dev/null || true
+one_line key.refuses_other_kernel "made for /nonexistent/bzImage" "$bpk" "${a[@]}" --restore "$out/other-kernel"
+one_line key.refuses_non_snapshot "not a snapshot made by bpk snapshot" "$bpk" "${a[@]}" --restore "$out"
+one_line key.refuses_9p "QEMU cannot migrate a guest with a 9p share" "$bpk" "${a[@]}" --restore "$snap" --host-fs on
 made=$(find "$out/runs" -mindepth 1 2>/dev/null | head -3 || true)
 check key.nothing_booted "under $out/runs: ${made:-nothing}" test -z "$made"
 rm -rf "$out/other-kernel"
 
-# Commas, QEMU's option separator, in the snapshot's dir and in run.sh's work
-# dir (TMPDIR): doubled in -object mem-path=, -qmp unix:, -chardev path=; the
-# snapshot is made and an attempt restored from it fires and is filed.
-# (Short /tmp dirs: the QMP socket path must fit a sun_path.)
+# Commas, QEMU's option separator, in the snapshot's dir and in bpk run's
+# work dir (TMPDIR): doubled where QEMU's options name paths; the snapshot
+# is made and an attempt restored from it fires and is filed.
+# (Short /tmp dirs: a socket path must fit a sun_path.)
 cdir=$(mktemp -d /tmp/bpk,cache,XXXXXX) tdir=$(mktemp -d /tmp/bpk,tmp,XXXXXX)
-csnap=$(BPK_CACHE=$cdir appliance/snapshot.sh 2>"$out/comma-snapshot.err" || true)
+csnap=$(BPK_CACHE=$cdir "$bpk" snapshot 2>"$out/comma-snapshot.err" || true)
 check comma.snapshot_made "${csnap:-none}: $(tail -1 "$out/comma-snapshot.err")" \
 	test -n "$csnap" -a -r "$csnap/ok" -a "${csnap#"$cdir"/}" != "$csnap"
 rc=0
-TMPDIR=$tdir appliance/run.sh --trigger syscall_errno --args "syscall=openat errno=ENOENT comm=bpk-demo" \
-	--workload triggers/examples/syscall_errno.sh --runs "$out/comma-runs" --restore "$csnap" \
+TMPDIR=$tdir "$bpk" --runs "$out/comma-runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--workload triggers/examples/syscall_errno.sh --restore "$csnap" \
 	>"$out/comma-run.out" 2>&1 || rc=$?
 crun=$(find "$out/comma-runs" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1 || true)
-check comma.restored_run_filed "exit $rc, ${crun:-no run}: $(sed -n 's/^\(status\|restored_from\)=//p' "${crun:-/nonexistent}/run.meta" 2>/dev/null | tr '\n' ' ')" \
-	test "$rc" = 0 -a -s "${crun:-/nonexistent}/vmcore" -a "$(sed -n 's/^restored_from=//p' "${crun:-/nonexistent}/run.meta" 2>/dev/null)" = "$csnap"
+from=$([[ -z $crun ]] || record_field "$crun" campaign.restored_from 2>/dev/null || true)
+check comma.restored_run_filed "exit $rc, ${crun:-no run}: status $([[ -z $crun ]] || record_field "$crun" status 2>&1), restored from ${from:-nothing}" \
+	test "$rc" = 0 -a -s "${crun:-/nonexistent}/vmcore" -a "$from" = "$csnap"
 check_file_has comma.fired "${crun:-/nonexistent}/report.txt" '^   comm=bpk-demo$'
 rm -rf "$cdir" "$tdir"

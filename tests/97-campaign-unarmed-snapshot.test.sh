@@ -14,9 +14,9 @@ cd "$top"
 
 run_campaign unarmed 0 tracepoint tp=sched:sched_switch --attempts 2 --jobs 1 \
 	--workload tests/campaign/never.sh --runs "$out/runs" --timeout 120 || exit 0
-check_file_has unarmed.restored "$camp/summary" '^restored=yes$'
-check_file_has unarmed.not_armed "$camp/summary" '^snapshot_armed=no$'
-check_file_has unarmed.says_why "$camp/summary" '^snapshot_not_armed_why=.*(before it was idle|fired in the snapshot)'
+check_summary unarmed.restored "$camp" restored '^true$'
+check_summary unarmed.not_armed "$camp" snapshot_armed '^false$'
+check_summary unarmed.says_why "$camp" snapshot_not_armed_why '(before it was idle|fired in the snapshot)'
 check_file_has unarmed.log_says "$camp/campaign.log" 'no armed snapshot .*: one that arms after each restore'
 run=$(summary "$camp" first_fire_run)
 if [[ -z $run || ! -d $run ]]; then
@@ -24,11 +24,14 @@ if [[ -z $run || ! -d $run ]]; then
 	exit 0
 fi
 check unarmed.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
-check_file_has unarmed.restored_run "$run/run.meta" '^restored_from=/'
+check_field_match unarmed.restored_run "$run" campaign.restored_from '^/'
 order=$(grep -o -E '^BPK-STATE (idle|restored|crash-kernel-loaded|armed)' "$run/guest.log" | cut -d' ' -f2 | tr '\n' ' ' || true)
 check_has unarmed.crash_kernel_checked_after_restore "$order" "crash-kernel-loaded idle restored crash-kernel-loaded"
 # it arms after the restore (sched_switch fires while it arms, before the
 # guest can say "armed"): triggerctl check ran after "restored"
 seen=$(awk '/^BPK-STATE restored/ { r = NR } /^ok +crash kernel +loaded/ && r { print "line " NR " after restored at line " r; exit }' "$run/guest.log")
 check_has unarmed.armed_after_restore "$seen" "after restored"
-check_file_has unarmed.fire_is_tracepoint "$run/run.meta" '^cause_detail=.*tracepoint'
+# read from the dump: the tracepoint trigger's fire record, and the cause
+got=$(fire_fields "$run") dump=$(dump_cause "$run")
+check unarmed.fire_is_tracepoint "fire record: $got; dump-level cause: $dump" \
+	test "${got%% *}" = tracepoint -a "$dump" = trigger
