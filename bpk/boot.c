@@ -160,10 +160,13 @@ int do_boot(int argc, char **argv)
 	if (guest_prepare(&g))
 		return 1;
 	q.accel = qemu_accel(accel, k.image);
+	g.kvm = !strcmp(q.accel, "kvm");
 	q.mem = mem;
 	q.smp = smp;
-	q.kernel_image = k.image;
-	q.initrd = initrd;
+	q.kernel_image = guest_pass_file(&g, k.image, false, false);
+	q.initrd = guest_pass_file(&g, initrd, false, false);
+	if (!q.kernel_image || !q.initrd)
+		return 1;
 	q.append = append;
 	q.name = out;
 	q.extra = &extra;

@@ -55,6 +55,9 @@ const char *bpk_version(void);
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "bpk: ..." on stderr */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Called before a message is printed: ends an open progress line. */
+extern void (*before_message)(void);
+
 /* Bad input: one line, exit 2, nothing started. */
 void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));

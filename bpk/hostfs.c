@@ -31,6 +31,7 @@
 #include "hostfs.h"
 #include "image.h"
 #include "run.h"
+#include "supervise.h"
 
 /* The /etc files a host program commonly needs, copied (not shared: the
  * rest of the host's /etc, its secrets included, stays out of the guest).
@@ -129,22 +130,49 @@ char *hostfs_share_path(const char *dir)
 	return d;
 }
 
+/* A share for QEMU, noted as "TAG MODE PATH" (tab-separated: share paths
+ * have no white space) until the guest is set up (hostfs_virtfs).
+ */
 static void virtfs(struct strv *q, const char *path, const char *tag, bool rw)
 {
-	char *p = qemu_escape(path);
+	strv_addf(q, "%s\t%s\t%s", tag, rw ? "rw" : "ro", path);
+}
 
-	strv_add(q, "-virtfs");
-	if (rw)
-		strv_addf(
-			q,
-			"local,path=%s,mount_tag=%s,security_model=mapped-xattr",
-			p, tag);
-	else
-		strv_addf(
-			q,
-			"local,path=%s,mount_tag=%s,security_model=none,readonly=on",
-			p, tag);
-	free(p);
+int hostfs_virtfs(struct guest *g, const struct strv *specs,
+		  struct strv *qemu_args)
+{
+	for (int i = 0; i < specs->n; i++) {
+		char *spec = xstrdup(specs->v[i]);
+		char *tag = spec, *mode = strchr(tag, '\t'), *path, *fd;
+		bool rw;
+
+		*mode++ = '\0';
+		path = strchr(mode, '\t');
+		*path++ = '\0';
+		rw = !strcmp(mode, "rw");
+		/* QEMU reaches the shared dir through an fd of bpk's: its
+		 * user need not enter the dirs above it
+		 */
+		fd = guest_pass_file(g, path, false, true);
+		if (!fd) {
+			free(spec);
+			return -1;
+		}
+		strv_add(qemu_args, "-virtfs");
+		if (rw)
+			strv_addf(
+				qemu_args,
+				"local,path=%s,mount_tag=%s,security_model=mapped-xattr",
+				fd, tag);
+		else
+			strv_addf(
+				qemu_args,
+				"local,path=%s,mount_tag=%s,security_model=none,readonly=on",
+				fd, tag);
+		free(fd);
+		free(spec);
+	}
+	return 0;
 }
 
 int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,

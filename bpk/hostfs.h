@@ -19,10 +19,17 @@ char *hostfs_needed(const char *workload);
 char *hostfs_share_path(const char *dir);
 
 /* Add the host view's skeleton to the run's image @c (the preinit, the
- * share list, /etc copies, /bin and /lib links) and QEMU's -virtfs
- * options to @qemu_args. 0, or -1 (the error said).
+ * share list, /etc copies, /bin and /lib links) and the shares to
+ * @shares, for hostfs_virtfs. 0, or -1 (the error said).
  */
 int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
-		 struct strv *qemu_args);
+		 struct strv *shares);
+
+struct guest;
+/* QEMU's -virtfs options for @shares into @qemu_args, each share handed
+ * to QEMU as an fd of the guest @g. 0, or -1 (the error said).
+ */
+int hostfs_virtfs(struct guest *g, const struct strv *shares,
+		  struct strv *qemu_args);
 
 #endif

@@ -226,14 +226,16 @@ static int append_file(int out, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int concat_files(const char *out, const char *a, const char *b, char *err,
-		 size_t errlen)
+int concat_files(const char *out, const char *a, const char *b, mode_t mode,
+		 char *err, size_t errlen)
 {
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	int rc;
 
-	if (fd < 0) {
+	if (fd < 0 || fchmod(fd, mode)) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	rc = append_file(fd, a, err, errlen) || append_file(fd, b, err, errlen);

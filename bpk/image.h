@@ -26,9 +26,9 @@ int cpio_add_path(struct cpio *c, const char *name, const char *src);
 int cpio_close(struct cpio *c, char *err, size_t errlen);
 
 /* @out = @a followed by @b (the kernel unpacks concatenated archives in
- * order). 0, or -1 with @err.
+ * order), created with @mode. 0, or -1 with @err.
  */
-int concat_files(const char *out, const char *a, const char *b, char *err,
-		 size_t errlen);
+int concat_files(const char *out, const char *a, const char *b, mode_t mode,
+		 char *err, size_t errlen);
 
 #endif

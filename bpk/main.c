@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bpk.h"
 
@@ -130,6 +131,11 @@ int main(int argc, char **argv)
 	const char *runs = NULL;
 	int i, rc;
 
+	/* what bpk makes holds the guest's memory and words (runs,
+	 * snapshots, staging): its owner's alone, from creation; a file QEMU's
+	 * user must read is opened up on purpose (run.c, snapshot.c)
+	 */
+	umask(077);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +40,12 @@ static void child_setup(const struct spawn *s, pid_t parent)
 			signal(sig, SIG_DFL);
 	if (s->new_group)
 		setpgid(0, 0);
+	/* the user first: a change of credentials clears the death signal */
+	if (s->drop &&
+	    (setgroups((size_t)s->ngroups, s->groups) ||
+	     setresgid(s->gid, s->gid, s->gid) ||
+	     setresuid(s->uid, s->uid, s->uid) || !getuid() || !geteuid()))
+		_exit(126);
 	if (s->die_with_parent) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)

@@ -17,6 +17,12 @@ struct spawn {
 			 */
 	bool die_with_parent; /* SIGKILL when bpk dies (PR_SET_PDEATHSIG) */
 	const char *cwd;
+	/* run as this user, not as root (QEMU: see qemu.c) */
+	bool drop;
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[4];
 };
 
 /* Start it; its pid, or -1 with errno (a program that cannot be executed

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +50,10 @@ void qemu_argv(const struct qemu_setup *s, const struct guest *g,
 	strv_add(a, s->mem);
 	strv_add(a, "-smp");
 	strv_addf(a, "%d", s->smp);
+	strv_add(a, "-sandbox");
+	strv_add(
+		a,
+		"on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny");
 	strv_add(a, "-nodefaults");
 	strv_add(a, "-display");
 	strv_add(a, "none");
@@ -83,8 +89,10 @@ void qemu_argv(const struct qemu_setup *s, const struct guest *g,
 	}
 	strv_add(a, "-kernel");
 	strv_add(a, s->kernel_image);
-	strv_add(a, "-initrd");
-	strv_add(a, s->initrd);
+	if (s->initrd) {
+		strv_add(a, "-initrd");
+		strv_add(a, s->initrd);
+	}
 	strv_add(a, "-append");
 	strv_addf(a, GUEST_CMDLINE_BASE " %s", s->append);
 	strv_add(a, "-device");
@@ -107,6 +115,40 @@ void qemu_argv(const struct qemu_setup *s, const struct guest *g,
 	free(name);
 }
 
+const struct qemu_user *qemu_user(void)
+{
+	static struct qemu_user u;
+	static bool done;
+	const char *name;
+	struct passwd *pw;
+	struct group *gr;
+
+	if (done)
+		return &u;
+	done = true;
+	u.kvm_gid = (gid_t)-1;
+	if (geteuid())
+		return &u;
+	name = getenv("BPK_QEMU_USER");
+	if (!name || !*name)
+		name = "nobody";
+	pw = getpwnam(name);
+	if (!pw)
+		die("BPK_QEMU_USER=%s: no such user: QEMU must not run as root (set BPK_QEMU_USER to an unprivileged user)",
+		    name);
+	if (!pw->pw_uid)
+		die("BPK_QEMU_USER=%s is root: QEMU must not run as root",
+		    name);
+	u.drop = true;
+	u.uid = pw->pw_uid;
+	u.gid = pw->pw_gid;
+	snprintf(u.name, sizeof(u.name), "%s", name);
+	gr = getgrnam("kvm");
+	if (gr)
+		u.kvm_gid = gr->gr_gid;
+	return &u;
+}
+
 const char *qemu_version(void)
 {
 	static char *version;
@@ -121,65 +163,46 @@ const char *qemu_version(void)
 	return version;
 }
 
-/* Boot @kernel under KVM for a moment: does it reach its banner? */
+/* Boot @kernel under KVM for a moment, supervised as any guest: does it
+ * reach its banner? (With no root file system it panics at once and
+ * ends; where a nested guest hangs, the timeout ends it.)
+ */
 static bool kvm_probe(const char *kernel)
 {
-	char dir[] = "/tmp/bpk-kvm-probe-XXXXXX", *log, *text, *serial;
-	struct spawn s = { 0 };
-	struct pollfd p;
+	char dir[] = "/tmp/bpk-kvm-probe-XXXXXX", *text, *log, *image;
+	struct guest g = { 0 };
+	struct qemu_setup q = { 0 };
 	bool ok = false;
-	pid_t pid;
-	int pfd;
 
 	if (!mkdtemp(dir))
 		return false;
-	log = path_join(dir, "console");
-	serial = xasprintf("file:%s", log);
-	{
-		const char *argv[] = {
-			QEMU,
-			"-accel",
-			"kvm",
-			"-cpu",
-			"host",
-			"-m",
-			"256M",
-			"-smp",
-			"1",
-			"-nodefaults",
-			"-display",
-			"none",
-			"-no-reboot",
-			"-serial",
-			serial,
-			"-kernel",
-			kernel,
-			"-append",
-			"console=ttyS0 panic=-1 rdinit=/nonexistent",
-			NULL
-		};
-
-		s.argv = argv;
-		s.in = s.out = s.err = -1;
-		s.die_with_parent = true;
-		pid = proc_spawn(&s);
+	g.staging = dir;
+	g.timeout_s = KVM_PROBE_S;
+	g.kvm = true;
+	if (!guest_prepare(&g)) {
+		image = guest_pass_file(&g, kernel, false, false);
+		q.accel = "kvm";
+		q.mem = "256M";
+		q.smp = 1;
+		q.kernel_image = image ? image : kernel;
+		q.append = "rdinit=/nonexistent";
+		q.name = dir;
+		qemu_argv(&q, &g, &g.qemu_argv);
+		if (image && !guest_start(&g))
+			guest_supervise(&g);
+		free(image);
 	}
-	if (pid > 0) {
-		pfd = pidfd_open(pid, 0);
-		p = (struct pollfd){ .fd = pfd, .events = POLLIN };
-		if (pfd < 0 || poll(&p, 1, KVM_PROBE_S * 1000) <= 0)
-			kill(pid, SIGKILL);
-		if (pfd >= 0)
-			close(pfd);
-		proc_wait(pid);
-		text = read_file(log, 1 << 24, NULL);
-		ok = text && strstr(text, "Linux version");
-		free(text);
-	}
-	unlink(log);
-	rmdir(dir);
+	guest_cleanup(&g);
+	log = path_join(dir, "console.log");
+	text = read_file(log, 1 << 24, NULL);
+	ok = text && strstr(text, "Linux version");
+	free(text);
 	free(log);
-	free(serial);
+	{
+		const char *argv[] = { "rm", "-rf", "--", dir, NULL };
+
+		proc_wait_quiet(argv);
+	}
 	return ok;
 }
 

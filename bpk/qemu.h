@@ -8,6 +8,7 @@
 #define BPK_QEMU_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "supervise.h"
 
@@ -33,6 +34,23 @@ void qemu_argv(const struct qemu_setup *s, const struct guest *g,
  * cached per QEMU version and kernel image. "tcg"/"kvm" as they are.
  */
 const char *qemu_accel(const char *want, const char *kernel_image);
+
+/*
+ * Whom QEMU runs as. A guest is broken by definition and runs a user's
+ * reproducer; QEMU is what stands between it and the host. When bpk runs
+ * as root, QEMU drops to BPK_QEMU_USER (nobody) before it starts, with the
+ * kvm group when it uses KVM; it reaches the files it needs through fds
+ * bpk opened (guest_pass_file). Whoever it runs as, it runs under QEMU's
+ * seccomp sandbox (qemu_argv: no new privileges, no spawning, no obsolete
+ * calls, no resource control).
+ */
+struct qemu_user {
+	bool drop; /* bpk is root: QEMU runs as uid/gid */
+	uid_t uid;
+	gid_t gid, kvm_gid; /* kvm_gid -1: no kvm group */
+	char name[64];
+};
+const struct qemu_user *qemu_user(void);
 
 /* QEMU's version line ("QEMU emulator version 7.2.x ..."), cached. */
 const char *qemu_version(void);

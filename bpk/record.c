@@ -149,8 +149,8 @@ void record_free(struct run_record *r)
 		&r->console.last_state,
 		&r->console.refused,
 		&r->dump.makedumpfile_opts,
-		&r->campaign.restored_from,
-		&r->campaign.restore_error,
+		&r->guest.restored_from,
+		&r->guest.restore_error,
 		&r->report.error,
 	};
 
@@ -220,6 +220,8 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	write_str_array(jw, "shares_ro", r->guest.shares_ro,
 			r->guest.n_shares_ro);
 	jw_string_field(jw, "share_rw", r->guest.share_rw);
+	jw_string_field(jw, "restored_from", r->guest.restored_from);
+	jw_string_field(jw, "restore_error", r->guest.restore_error);
 	jw_end_object(jw);
 
 	jw_name(jw, "qemu");
@@ -256,8 +258,6 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 		jw_name(jw, "campaign");
 		jw_start_object(jw);
 		jw_int_field(jw, "attempt", r->campaign.attempt);
-		jw_string_field(jw, "restored_from", r->campaign.restored_from);
-		jw_string_field(jw, "restore_error", r->campaign.restore_error);
 		jw_end_object(jw);
 	}
 
@@ -762,6 +762,10 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	str_array(rd, guest, "guest", "shares_ro", &r->guest.shares_ro,
 		  &r->guest.n_shares_ro);
 	string(rd, guest, "guest", "share_rw", OPTIONAL, &r->guest.share_rw);
+	string(rd, guest, "guest", "restored_from", OPTIONAL,
+	       &r->guest.restored_from);
+	string(rd, guest, "guest", "restore_error", OPTIONAL,
+	       &r->guest.restore_error);
 
 	qemu = object(rd, root, NULL, "qemu", REQUIRED);
 	int_field(rd, qemu, "qemu", "exit", REQUIRED, INT_MIN, &r->qemu.exit);
@@ -803,10 +807,6 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	campaign = object(rd, root, NULL, "campaign", OPTIONAL);
 	int_field(rd, campaign, "campaign", "attempt", REQUIRED, 1,
 		  &r->campaign.attempt);
-	string(rd, campaign, "campaign", "restored_from", OPTIONAL,
-	       &r->campaign.restored_from);
-	string(rd, campaign, "campaign", "restore_error", OPTIONAL,
-	       &r->campaign.restore_error);
 
 	str_array(rd, root, NULL, "capped", &r->capped, &r->n_capped);
 	report = object(rd, root, NULL, "report", REQUIRED);

@@ -50,6 +50,8 @@ struct run_record {
 		char **shares_ro; /* n_shares_ro of them; read: then NULL */
 		int n_shares_ro;
 		char *share_rw;
+		/* the snapshot it was restored from; NULL: booted */
+		char *restored_from, *restore_error;
 	} guest;
 	struct {
 		int exit;
@@ -70,7 +72,6 @@ struct run_record {
 	} dump;
 	struct {
 		int attempt; /* 0: not an attempt of a campaign (no "campaign") */
-		char *restored_from, *restore_error;
 	} campaign;
 	/* what the guest sent more of than is kept: "console.log: ..." */
 	char **capped;

@@ -592,6 +592,26 @@ static void check_args_text(const struct run_opts *o)
 	}
 }
 
+/* The writable share: QEMU writes into it as its own user (qemu.c), with
+ * mapped-xattr, which keeps the guest's owners and modes in xattrs, never
+ * on the host's files: that user must be able to write there.
+ */
+static void check_rw_share(const char *dir)
+{
+	const struct qemu_user *u = qemu_user();
+	struct stat st;
+
+	if (!u->drop || stat(dir, &st))
+		return;
+	if ((st.st_uid == u->uid && (st.st_mode & 0300) == 0300) ||
+	    (st.st_gid == u->gid && (st.st_mode & 0030) == 0030) ||
+	    (st.st_mode & 0003) == 0003)
+		return;
+	usage_error(
+		"--share-rw %s: QEMU runs as %s, which cannot write there (chown %s %s, or run bpk as an unprivileged user)",
+		dir, u->name, u->name, dir);
+}
+
 /* "k=v k=v": the arguments as one text */
 static char *joined_args(const struct run_opts *o)
 {
@@ -682,6 +702,8 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 		free(o->share_rw);
 		o->share_rw = d;
 	}
+	if (o->share_rw)
+		check_rw_share(o->share_rw);
 	if ((o->shares.n || o->share_rw) && o->host_fs == HOSTFS_OFF)
 		usage_error(
 			"--share/--share-rw need the host view: not with --host-fs off");
@@ -891,6 +913,9 @@ struct run_state {
 
 static struct run_state *cur;
 
+/* A stage's line at a terminal, drawn again in place until it is final. */
+static bool line_open;
+
 static void show_line(struct run_state *r, bool final)
 {
 	char el[32];
@@ -902,10 +927,23 @@ static void show_line(struct run_state *r, bool final)
 			el, r->detail);
 		if (final)
 			fputc('\n', stdout);
+		line_open = !final;
 		fflush(stdout);
 		break;
 	default:
 		break;
+	}
+}
+
+/* A message at a terminal gets a line of its own, not the end of the
+ * stage's line; the stage's line is drawn again at its next update.
+ */
+static void end_progress_line(void)
+{
+	if (line_open) {
+		fputc('\n', stdout);
+		fflush(stdout);
+		line_open = false;
 	}
 }
 
@@ -1185,20 +1223,57 @@ static char *command_script(const struct strv *cmd)
 }
 
 /* The workload as run.json names it. */
+/* A word as a POSIX shell reads it back: as it is when it is safe, else
+ * in single quotes (a quote as '\'').
+ */
+static void shell_word(struct strv *out, const char *w)
+{
+	size_t n = strlen(w), o = 0;
+	char *q;
+
+	if (n &&
+	    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789@%+=:,./_-") == n) {
+		strv_add(out, w);
+		return;
+	}
+	q = xmalloc(4 * n + 3);
+	q[o++] = '\'';
+	for (const char *p = w; *p; p++) {
+		if (*p == '\'') {
+			memcpy(q + o, "'\\''", 4);
+			o += 4;
+		} else {
+			q[o++] = *p;
+		}
+	}
+	q[o++] = '\'';
+	q[o] = '\0';
+	strv_add(out, q);
+	free(q);
+}
+
+/* The workload as run.json names it: the file's name, or the command
+ * line after -- quoted so that its words can be told apart.
+ */
 static char *workload_name(const struct run_opts *o)
 {
 	if (o->command.n) {
-		size_t n = 4;
+		struct strv w = { 0 };
+		size_t n = 3;
 		char *s;
 
 		for (int i = 0; i < o->command.n; i++)
-			n += strlen(o->command.v[i]) + 1;
+			shell_word(&w, o->command.v[i]);
+		for (int i = 0; i < w.n; i++)
+			n += strlen(w.v[i]) + 1;
 		s = xcalloc(1, n);
 		strcpy(s, "--");
-		for (int i = 0; i < o->command.n; i++) {
+		for (int i = 0; i < w.n; i++) {
 			strcat(s, " ");
-			strcat(s, o->command.v[i]);
+			strcat(s, w.v[i]);
 		}
+		strv_free(&w);
 		return s;
 	}
 	return xstrdup(strrchr(o->workload, '/') + 1);
@@ -1548,7 +1623,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	struct guest_params gp = { 0 };
 	struct run_record rec;
 	struct collect_in ci = { 0 };
-	struct strv extra = { 0 };
+	struct strv extra = { 0 }, shares = { 0 };
 	struct cpio *cpio;
 	struct snapshot_meta snap = { 0 };
 	double restore_s = RECORD_NO_TIME;
@@ -1564,6 +1639,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 
 	cur = &r;
 	*run_dir = NULL;
+	if (o->display == DISPLAY_TERM)
+		before_message = end_progress_line;
 	r.t0 = r.stage_t0 = now_ms();
 	r.start_epoch_ms = epoch_ms();
 	iso_time(r.start_epoch_ms, r.start_iso, sizeof(r.start_iso));
@@ -1660,12 +1737,16 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		cpio_add_dir(cpio, "etc/bpk", 0755);
 		cpio_add_data(cpio, "etc/bpk/workload", 0755, workload_text,
 			      workload_len);
-		if (hostfs_why && hostfs_setup(o, hostfs_why, cpio, &extra))
+		if (hostfs_why && hostfs_setup(o, hostfs_why, cpio, &shares))
 			die("the host view could not be made");
 		if (cpio_close(cpio, err, sizeof(err)))
 			die("%s", err);
 		initrd = path_join(r.work, "initrd.cpio.gz");
-		if (concat_files(initrd, k->root_img, piece, err, sizeof(err)))
+		/* readable by QEMU's user through the fd it is given; the work
+		 * dir (0700) keeps everyone else out
+		 */
+		if (concat_files(initrd, k->root_img, piece, 0644, err,
+				 sizeof(err)))
 			die("%s", err);
 		free(piece);
 		gp.trigger = o->trigger;
@@ -1684,9 +1765,6 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		gp.attempt = o->attempt;
 		cmdline = guest_cmdline(&gp);
 	}
-	for (int i = 0; i < o->qemu_args.n; i++)
-		strv_add(&extra, o->qemu_args.v[i]);
-
 	/* --- the guest */
 	g.staging = r.stage;
 	g.timeout_s = o->timeout;
@@ -1698,8 +1776,13 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 					.fired = on_fired,
 					.data = &r };
 	g.control = g.qmp = o->restore != NULL;
+	g.kvm = !strcmp(accel, "kvm");
 	if (guest_prepare(&g))
 		die("the guest could not be set up");
+	if (hostfs_virtfs(&g, &shares, &extra))
+		die("the host view could not be shared");
+	for (int i = 0; i < o->qemu_args.n; i++)
+		strv_add(&extra, o->qemu_args.v[i]);
 	if (o->restore) {
 		char *sc = path_join(o->restore, "console.log");
 		char *sr = path_join(o->restore, "results.txt");
@@ -1717,15 +1800,20 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			die("%s: %s", state, strerror(errno));
 		g.keep_extra = state_fd;
 		free(state);
-		q.ram_file = snap.ram;
+		/* the snapshot's RAM, mapped privately (copy on write) */
+		q.ram_file = guest_pass_file(&g, snap.ram, true, false);
+		if (!q.ram_file)
+			die("the snapshot's RAM cannot be used");
 		q.ram_shared = false;
 		q.incoming = true;
 	}
 	q.accel = accel;
 	q.mem = o->mem;
 	q.smp = o->smp;
-	q.kernel_image = k->image;
-	q.initrd = initrd;
+	q.kernel_image = guest_pass_file(&g, k->image, false, false);
+	q.initrd = guest_pass_file(&g, initrd, false, false);
+	if (!q.kernel_image || !q.initrd)
+		die("the kernel or the initramfs cannot be given to QEMU");
 	q.append = cmdline;
 	q.name = r.stage;
 	q.extra = &extra;
@@ -1829,13 +1917,14 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	for (int i = 0; i < o->shares.n; i++)
 		rec.guest.shares_ro[i] = xstrdup(o->shares.v[i]);
 	record_set(&rec.guest.share_rw, o->share_rw);
+	record_set(&rec.guest.restored_from, o->restore);
+	record_set(&rec.guest.restore_error, restore_err);
 	rec.qemu.exit = qrc;
 	record_set(&rec.qemu.stopped_why, g.stopped_why);
 	rec.timings.qemu_wall = ms_to_s(g.ended_ms - g.started_ms);
 	if (o->attempt) {
 		rec.campaign.attempt = o->attempt;
-		record_set(&rec.campaign.restored_from, o->restore);
-		record_set(&rec.campaign.restore_error, restore_err);
+
 		rec.timings.restore = restore_s;
 	}
 	ci.staging = r.stage;
@@ -1994,6 +2083,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	free(workload_text);
 	free(hostfs_why);
 	strv_free(&extra);
+	strv_free(&shares);
 	return rc;
 }
 

@@ -395,7 +395,8 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	ok = path_join(dir, "ok");
 	*dirp = dir;
 	if (mkdir_p(paths.cache, 0700) ||
-	    mkdir_p(path_join(paths.cache, "snapshot"), 0700)) {
+	    mkdir_p(path_join(paths.cache, "snapshot"), 0700) ||
+	    chmod(path_join(paths.cache, "snapshot"), 0700)) {
 		snprintf(err, errlen, "%s/snapshot: %s", paths.cache,
 			 strerror(errno));
 		goto out;
@@ -428,7 +429,8 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 
 		if (fd >= 0)
 			close(fd);
-		if (concat_files(initrd, k.root_img, empty, err, errlen)) {
+		if (concat_files(initrd, k.root_img, empty, 0644, err,
+				 errlen)) {
 			free(empty);
 			goto unlock;
 		}
@@ -455,15 +457,38 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 			 "the snapshot's guest could not be set up");
 		goto unlock;
 	}
+	g.kvm = !strcmp(accel, "kvm");
+	{
+		/* the RAM file made here, QEMU's user's: QEMU sizes it and
+		 * the guest's memory lives in it
+		 */
+		char *ram = path_join(dir, "ram");
+		int fd = open(ram, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: %s", ram, strerror(errno));
+			free(ram);
+			guest_cleanup(&g);
+			goto unlock;
+		}
+		close(fd);
+		q.ram_file = guest_pass_file(&g, ram, true, false);
+		free(ram);
+	}
 	q.accel = accel;
 	q.mem = req->mem;
 	q.smp = req->smp;
-	q.kernel_image = k.image;
-	q.initrd = initrd;
+	q.kernel_image = guest_pass_file(&g, k.image, false, false);
+	q.initrd = guest_pass_file(&g, initrd, false, false);
 	q.append = append;
 	q.name = dir;
-	q.ram_file = path_join(dir, "ram");
 	q.ram_shared = true;
+	if (!q.kernel_image || !q.initrd || !q.ram_file) {
+		snprintf(err, errlen,
+			 "the snapshot's files cannot be given to QEMU");
+		guest_cleanup(&g);
+		goto unlock;
+	}
 	qemu_argv(&q, &g, &g.qemu_argv);
 	mk.t0 = now_ms();
 	if (guest_start(&g)) {
@@ -552,7 +577,8 @@ static void prepend(const char *snap_file, const char *run_file)
 	if (file_exists(snap_file) && file_exists(run_file)) {
 		char err[512];
 
-		if (!concat_files(whole, snap_file, run_file, err, sizeof(err)))
+		if (!concat_files(whole, snap_file, run_file, 0600, err,
+				  sizeof(err)))
 			rename(whole, run_file);
 		else
 			p_err("%s", err);

@@ -19,6 +19,7 @@
 #include "escape.h"
 #include "proc.h"
 #include "protocol.h"
+#include "qemu.h"
 #include "supervise.h"
 
 /* SIGTERM first, SIGKILL when QEMU is still there after this */
@@ -83,6 +84,7 @@ int guest_prepare(struct guest *g)
 	g->control_fd = g->qmp_fd = -1;
 	g->qemu_control_fd = g->qemu_qmp_fd = -1;
 	g->keep_extra = -1;
+	g->n_pass = 0;
 	g->pid = -1;
 	g->stage = STAGE_PREPARE;
 	guestlog_init(&g->progress);
@@ -173,7 +175,9 @@ static void rearm(int fd, int64_t ms)
 
 int guest_start(struct guest *g)
 {
-	int keep[S_NSTREAMS + 3], keep_all[S_NSTREAMS + 4], nk = 0, ep[2];
+	int keep[S_NSTREAMS + 3], keep_all[S_NSTREAMS + 4 + 16], nk = 0, na;
+	int ep[2];
+	const struct qemu_user *u = qemu_user();
 	struct spawn s = { 0 };
 	sigset_t mask;
 	char *qlog;
@@ -185,9 +189,16 @@ int guest_start(struct guest *g)
 	if (g->qemu_qmp_fd >= 0)
 		keep[nk++] = g->qemu_qmp_fd;
 	keep[nk] = -1;
+	/* what QEMU inherits: its ends of the sockets, then the state file
+	 * and the files passed by fd
+	 */
 	memcpy(keep_all, keep, sizeof(keep));
-	keep_all[nk] = g->keep_extra;
-	keep_all[nk + 1] = -1;
+	na = nk;
+	if (g->keep_extra >= 0)
+		keep_all[na++] = g->keep_extra;
+	for (int i = 0; i < g->n_pass; i++)
+		keep_all[na++] = g->pass_fd[i];
+	keep_all[na] = -1;
 	if (pipe2(ep, O_CLOEXEC)) {
 		p_err("pipe: %s", strerror(errno));
 		return -1;
@@ -221,6 +232,14 @@ int guest_start(struct guest *g)
 	s.keep = keep_all;
 	s.new_group = true;
 	s.die_with_parent = true;
+	if (u->drop) {
+		s.drop = true;
+		s.uid = u->uid;
+		s.gid = u->gid;
+		s.groups[s.ngroups++] = u->gid;
+		if (g->kvm && u->kvm_gid != (gid_t)-1)
+			s.groups[s.ngroups++] = u->kvm_gid;
+	}
 	g->started_ms = now_ms();
 	g->pid = proc_spawn(&s);
 	close(ep[1]);
@@ -284,6 +303,34 @@ int guest_replay(struct guest *g, const char *console, const char *results)
 		fclose(f);
 	}
 	return 0;
+}
+
+char *guest_pass_file(struct guest *g, const char *path, bool writable,
+		      bool dir)
+{
+	const struct qemu_user *u = qemu_user();
+	int fd;
+
+	if (g->n_pass == (int)ARRAY_SIZE(g->pass_fd)) {
+		p_err("%s: too many files for QEMU", path);
+		return NULL;
+	}
+	fd = open(path, (dir	  ? O_DIRECTORY | O_RDONLY :
+			 writable ? O_RDWR :
+				    O_RDONLY) |
+				O_CLOEXEC);
+	if (fd < 0) {
+		p_err("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (writable && u->drop && fchown(fd, u->uid, u->gid)) {
+		p_err("%s: cannot give it to %s, QEMU's user: %s", path,
+		      u->name, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	g->pass_fd[g->n_pass++] = fd;
+	return xasprintf("/proc/self/fd/%d", fd);
 }
 
 void guest_control_send(struct guest *g, const void *data, size_t len)
@@ -750,6 +797,9 @@ void guest_cleanup(struct guest *g)
 	close_fd(&g->tick_fd);
 	close_fd(&g->grace_fd);
 	close_fd(&g->epfd);
+	for (int i = 0; i < g->n_pass; i++)
+		close_fd(&g->pass_fd[i]);
+	g->n_pass = 0;
 	for (int i = 0; i < 2; i++) {
 		free(g->line[i]);
 		g->line[i] = NULL;

@@ -72,6 +72,10 @@ struct guest {
 	int keep_extra; /* one more fd QEMU gets (a snapshot's state file),
 			 * -1 if none: set after guest_prepare
 			 */
+	/* files QEMU opens by /proc/self/fd/N (guest_pass_file) */
+	int pass_fd[16];
+	int n_pass;
+	bool kvm; /* QEMU uses /dev/kvm: its user needs the kvm group */
 
 	/* QEMU's ends of the sockets, for qemu.c to name as fd=N */
 	int qemu_fd[S_NSTREAMS];
@@ -115,6 +119,16 @@ int guest_prepare(struct guest *g);
  * count on from there, as its filed console and guest log will read.
  */
 int guest_replay(struct guest *g, const char *console, const char *results);
+
+/* @path opened here, for QEMU to open as "/proc/self/fd/N" (returned,
+ * malloc'd): QEMU runs as an unprivileged user when bpk is root
+ * (qemu.c), and reaches the file through the fd it inherits, not through
+ * directories that user may not enter (the cache, the run's work dir).
+ * @writable: QEMU writes it (a snapshot's RAM): it is given to QEMU's
+ * user. NULL, after an error message, if it cannot be opened.
+ */
+char *guest_pass_file(struct guest *g, const char *path, bool writable,
+		      bool dir);
 
 /* Start QEMU with g->qemu_argv. 0, or -1 after an error message. */
 int guest_start(struct guest *g);

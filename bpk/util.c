@@ -13,8 +13,13 @@
 
 #include "bpk.h"
 
+void (*before_message)(void);
+
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
 {
+	/* a progress line drawn at a terminal is ended first */
+	if (before_message)
+		before_message();
 	if (json_output && json_wtr && !strcmp(prefix, "error: ")) {
 		char *msg;
 

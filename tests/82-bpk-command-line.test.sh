@@ -30,5 +30,5 @@ got=$(cat "$out/run.out")
 check command_line.quiet_prints_run "${got:-nothing}" test -n "$run" -a "$got" = "$run"
 check_file_has command_line.fire_comm "${run:-/nonexistent}/report.txt" '^   comm=python3$'
 check_file_has command_line.fire_signal "${run:-/nonexistent}/report.txt" '^   detail=signal=6 '
-check_field command_line.meta_workload "${run:-/nonexistent}" guest.workload "-- python3 -c import\ os\;\ os.abort\(\)"
+check_field command_line.meta_workload "${run:-/nonexistent}" guest.workload "-- python3 -c 'import os; os.abort()'"
 check_field_match command_line.host_fs "${run:-/nonexistent}" guest.host_fs '^on: a command line given after --'

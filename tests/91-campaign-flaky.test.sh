@@ -36,7 +36,7 @@ n=$(grep -c . <<<"$all" || true)
 check flaky.one_vmcore_per_fire "$n vmcore(s), summary fired=$(summary "$camp" fired): $(tr '\n' ' ' <<<"$all")" \
 	test "$n" -ge 1 -a "$n" = "$(summary "$camp" fired)"
 check flaky.first_has_vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
-check_field_match flaky.first_run_restored "$run" campaign.restored_from '^/'
+check_field_match flaky.first_run_restored "$run" guest.restored_from '^/'
 check_field_match flaky.restore_timed "$run" timings.restore_s '^[0-9.]+$'
 check_field flaky.attempt_numbered "$run" campaign.attempt "$(summary "$camp" first_fire_attempt)"
 # as on boot: the crash kernel checked before arming (in the snapshot's

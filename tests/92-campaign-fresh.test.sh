@@ -26,7 +26,7 @@ if [[ -z $run || ! -d $run ]]; then
 fi
 check fresh.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
 # an attempt's record (campaign.attempt) without restored_from
-got=$(record_field "$run" campaign.attempt 2>&1)/$(record_field "$run" campaign.restored_from 2>&1)
+got=$(record_field "$run" campaign.attempt 2>&1)/$(record_field "$run" guest.restored_from 2>&1)
 check fresh.not_restored "campaign.attempt/restored_from: $got" test "$got" = "2/"
 check_file_has fresh.booted_with_attempt "$run/console.log" 'Command line: .*bpk\.attempt=2'
 check_file_has fresh.workload_saw_attempt "$run/guest.log" '^on-attempt: attempt 2$'

@@ -54,7 +54,7 @@ TMPDIR=$tdir "$bpk" --runs "$out/comma-runs" run syscall_errno syscall=openat er
 	--workload triggers/examples/syscall_errno.sh --restore "$csnap" \
 	>"$out/comma-run.out" 2>&1 || rc=$?
 crun=$(find "$out/comma-runs" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null | sort | tail -1 || true)
-from=$([[ -z $crun ]] || record_field "$crun" campaign.restored_from 2>/dev/null || true)
+from=$([[ -z $crun ]] || record_field "$crun" guest.restored_from 2>/dev/null || true)
 check comma.restored_run_filed "exit $rc, ${crun:-no run}: status $([[ -z $crun ]] || record_field "$crun" status 2>&1), restored from ${from:-nothing}" \
 	test "$rc" = 0 -a -s "${crun:-/nonexistent}/vmcore" -a "$from" = "$csnap"
 check_file_has comma.fired "${crun:-/nonexistent}/report.txt" '^   comm=bpk-demo$'

@@ -24,7 +24,7 @@ if [[ -z $run || ! -d $run ]]; then
 	exit 0
 fi
 check unarmed.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmcore"
-check_field_match unarmed.restored_run "$run" campaign.restored_from '^/'
+check_field_match unarmed.restored_run "$run" guest.restored_from '^/'
 order=$(grep -o -E '^BPK-STATE (idle|restored|crash-kernel-loaded|armed)' "$run/guest.log" | cut -d' ' -f2 | tr '\n' ' ' || true)
 check_has unarmed.crash_kernel_checked_after_restore "$order" "crash-kernel-loaded idle restored crash-kernel-loaded"
 # it arms after the restore (sched_switch fires while it arms, before the

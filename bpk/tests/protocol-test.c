@@ -222,8 +222,9 @@ static void test_escape(void)
 		char *once = escape_text(raw, strlen(raw));
 		char *twice = once ? escape_text(once, strlen(once)) : NULL;
 
-		check("escape.idempotent", once && twice && !strcmp(once, twice),
-		      "%s -> %s -> %s", vis(raw), vis(once), vis(twice));
+		check("escape.idempotent",
+		      once && twice && !strcmp(once, twice), "%s -> %s -> %s",
+		      vis(raw), vis(once), vis(twice));
 		free(once);
 		free(twice);
 	}

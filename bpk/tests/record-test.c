@@ -104,8 +104,8 @@ static void fill_full(struct run_record *r)
 	r->dump.vmcore_bytes = 1ULL << 40;
 	set(&r->dump.makedumpfile_opts, "-l -d 31");
 	r->campaign.attempt = 3;
-	set(&r->campaign.restored_from, "armed.snap");
-	set(&r->campaign.restore_error, "snapshot too old");
+	set(&r->guest.restored_from, "armed.snap");
+	set(&r->guest.restore_error, "snapshot too old");
 	r->report.state = REPORT_FAILED;
 	set(&r->report.error, "drgn: exit 1");
 	r->timings.boot_to_armed = 1.25;
@@ -210,8 +210,8 @@ static int compare(const struct run_record *a, const struct run_record *b,
 	NUM(dump.vmcore_bytes);
 	STR(dump.makedumpfile_opts);
 	NUM(campaign.attempt);
-	STR(campaign.restored_from);
-	STR(campaign.restore_error);
+	STR(guest.restored_from);
+	STR(guest.restore_error);
 	NUM(report.state);
 	STR(report.error);
 	NUM(timings.boot_to_armed);
