@@ -6,8 +6,8 @@
 # started through it (GNU parallel replaced by a stand-in that records its
 # arguments and starts nothing) has them.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 fresh_out
 cd "$top"
 

@@ -6,8 +6,8 @@
 # list against triggerctl's table, the man page against --help, and the bash
 # completion (verbs, trigger names, parameter names) under compgen.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 fresh_out
 cd "$top"
 
