@@ -23,18 +23,17 @@ wl=$out/lkdtm-exception.sh
 printf '#!/bin/sh\n# LKDTM writes through a NULL pointer: an oops\necho EXCEPTION > /sys/kernel/debug/provoke-crash/DIRECT\n' >"$wl"
 
 # json_at RUN PATH: the JSON text of the value at the dotted PATH of
-# RUN/run.json, "absent" where the path ends early; an empty string ("")
-# is told from a missing field, which record_field prints alike
+# RUN/run.json (read by the analysis's reader, bpk_record), "absent" where
+# the path ends early; an empty string ("") is told from a missing field,
+# which record_field prints alike
 json_at() {
 	/usr/bin/python3 -c '
 import json, sys
-v = json.load(open(sys.argv[1] + "/run.json"))
-for k in sys.argv[2].split("."):
-    if not isinstance(v, dict) or k not in v:
-        print("absent")
-        sys.exit()
-    v = v[k]
-print(json.dumps(v))' "$1" "$2" 2>&1
+sys.path.insert(0, sys.argv[3])
+import bpk_record
+absent = object()
+v = bpk_record.field(bpk_record.load(sys.argv[1]), sys.argv[2], absent)
+print("absent" if v is absent else json.dumps(v))' "$1" "$2" "$top/analysis" 2>&1
 }
 # check_field_empty NAME RUN PATH: PASS if the record has PATH, an empty
 # string
@@ -48,9 +47,11 @@ check_field_empty() {
 timings() {
 	/usr/bin/python3 -c '
 import json, sys
-t = json.load(open(sys.argv[1] + "/run.json")).get("timings") or {}
+sys.path.insert(0, sys.argv[2])
+import bpk_record
+t = bpk_record.field(bpk_record.load(sys.argv[1]), "timings") or {}
 for k, v in t.items():
-    print(k + "=" + ("" if v is None else json.dumps(v)))' "$1"
+    print(k + "=" + ("" if v is None else json.dumps(v)))' "$1" "$top/analysis"
 }
 
 # succeeded PREFIX NAME: the run that wrote $out/NAME.out and exited $rc
