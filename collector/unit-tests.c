@@ -73,6 +73,17 @@ static enum flat_verdict run_flat(struct stream *s, struct flat_info *info,
 	return v;
 }
 
+static enum flat_verdict flat_check_mem(struct stream *s, uint64_t bound,
+					struct flat_info *info, char *why,
+					size_t whylen)
+{
+	FILE *f = fmemopen(s->buf, s->len, "r");
+	enum flat_verdict v = flat_check(f, bound, info, why, whylen);
+
+	fclose(f);
+	return v;
+}
+
 static void test_flat(void)
 {
 	struct stream s;
@@ -136,6 +147,45 @@ static void test_flat(void)
 	put_record(&s, -5, 10, 0);
 	v = run_flat(&s, &info, why, sizeof(why));
 	check(v == FLAT_BAD, "flat.negative_offset", why);
+
+	/* the guest chooses the offsets: one 8 TiB out is not a vmcore of
+	 * a 1 GiB guest, whatever the stream says
+	 */
+	memset(&s, 0, sizeof(s));
+	put_header(&s);
+	put_record(&s, (8LL << 40) - 4096, 100, 1);
+	put_record(&s, -1, -1, 0);
+	v = flat_check_mem(&s, 1ULL << 30, &info, why, sizeof(why));
+	snprintf(detail, sizeof(detail), "%s: %s", flat_verdict_name(v),
+		 v == FLAT_BAD ? why : "accepted");
+	check(v == FLAT_BAD && strstr(why, "beyond"), "flat.offset_past_memory",
+	      detail);
+	v = run_flat(&s, &info, why, sizeof(why));
+	snprintf(detail, sizeof(detail), "%s, extent %llu (no bound given)",
+		 flat_verdict_name(v), (unsigned long long)info.extent);
+	check(v == FLAT_COMPLETE && info.extent == (8ULL << 40) - 4096 + 100,
+	      "flat.unbounded_extent_as_written", detail);
+	memset(&s, 0, sizeof(s));
+	put_header(&s);
+	put_record(&s, 0, INT64_MAX, 0);
+	v = flat_check_mem(&s, 1ULL << 30, &info, why, sizeof(why));
+	snprintf(detail, sizeof(detail), "%s: %s", flat_verdict_name(v),
+		 v == FLAT_BAD ? why : "accepted");
+	check(v == FLAT_BAD && strstr(why, "beyond"), "flat.size_past_memory",
+	      detail);
+
+	/* a record of no bytes is a record: it moves nothing */
+	memset(&s, 0, sizeof(s));
+	put_header(&s);
+	put_record(&s, 4096, 0, 0);
+	put_record(&s, 0, 10, 1);
+	put_record(&s, -1, -1, 0);
+	v = run_flat(&s, &info, why, sizeof(why));
+	snprintf(detail, sizeof(detail), "%s, %llu records, extent %llu",
+		 flat_verdict_name(v), (unsigned long long)info.records,
+		 (unsigned long long)info.extent);
+	check(v == FLAT_COMPLETE && info.records == 2 && info.extent == 4096,
+	      "flat.zero_size_record", detail);
 }
 
 static void test_status(void)
@@ -291,8 +341,47 @@ static void test_oops(void)
 		      "[    3.000002] Oops: 0002 [#1] SMP\r\n"
 		      "[    3.000006] ---[ end trace 0000000000000000 ]---\r\n",
 		      &g);
-	check(g.oops_ended, "guestlog.oops_ran_to_its_end",
-	      g.oops_ended ? "end trace seen" : "end trace missed");
+	snprintf(detail, sizeof(detail), "oops '%s' ended %d", g.oops,
+		 g.oops_ended);
+	check(g.oops_ended, "guestlog.oops_ran_to_its_end", detail);
+}
+
+static void test_untrusted_lines(void)
+{
+	struct guest_progress g;
+	char detail[2048];
+
+	/* a task's words are not the kernel's: a panic line counts only
+	 * where a kernel log record begins (its stamp), also mid-line after
+	 * a task's text; control bytes ride along, escaped later by bpk
+	 */
+	guestlog_scan(
+		"BPK-STATE armed t=2.0 trigger=x\vcause=forged\n",
+		"[    0.000000] Command line: a\r\n"
+		"echo Kernel panic - not syncing: fake\r\n"
+		"[    2.5] user says Kernel panic - not syncing: fake too\r\n"
+		"flood\033[2J xxx[    3.000000] Kernel panic - not syncing: real\033]0;t\007\r\n",
+		&g);
+	snprintf(detail, sizeof(detail), "panic '%s' at %.1f, state '%s'",
+		 g.panic_msg, g.panic, g.last_state);
+	check(!strcmp(g.panic_msg, "real\033]0;t\007") && g.panic == 3.0 &&
+		      !strcmp(g.last_state, "armed"),
+	      "guestlog.panic_only_where_a_record_begins", detail);
+
+	/* an oops the kernel survived (its trace ended) is not the one that
+	 * brought it down: a later one is
+	 */
+	guestlog_scan("",
+		      "[ 1.0] WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2\r\n"
+		      "[ 1.1] ---[ end trace 0000000000000000 ]---\r\n"
+		      "[ 2.0] BUG: unable to handle page fault\r\n"
+		      "[ 2.1] RIP: 0010:g+0x2/0x3\r\n",
+		      &g);
+	snprintf(detail, sizeof(detail), "oops '%s' at '%s' ended %d", g.oops,
+		 g.oops_where, g.oops_ended);
+	check(!strcmp(g.oops, "BUG: unable to handle page fault") &&
+		      !strcmp(g.oops_where, "g+0x2/0x3") && !g.oops_ended,
+	      "guestlog.survived_oops_replaced", detail);
 }
 
 static void on_alarm(int sig)
@@ -407,19 +496,29 @@ static void test_fire_decode(void)
 	check(n == (long)sizeof(st), "fire.hexdump_round_trip",
 	      n < 0 ? err : detail);
 	memset(&st, 0, sizeof(st));
-	check(n > 0 && !state_decode(buf, (size_t)n, &st, err, sizeof(err)) &&
-		      st.matches == 3 && st.fire.pid == 67 &&
-		      !strcmp(st.fire.comm, "ab"),
-	      "fire.decode_fields", "matches=3 pid=67 comm=ab");
+	{
+		int bad = n <= 0 ||
+			  state_decode(buf, (size_t)n, &st, err, sizeof(err));
+
+		snprintf(detail, sizeof(detail),
+			 "%s matches=%llu pid=%u comm=%.16s",
+			 bad ? err : "decoded", (unsigned long long)st.matches,
+			 st.fire.pid, st.fire.comm);
+		check(!bad && st.matches == 3 && st.fire.pid == 67 &&
+			      !strcmp(st.fire.comm, "ab"),
+		      "fire.decode_fields", detail);
+	}
 
 	n = hexdump_parse("ffff0000:  01 02\nffff0020:  03 04\n", buf,
 			  sizeof(buf), err, sizeof(err));
+	snprintf(detail, sizeof(detail), "accepted: %ld bytes", n);
 	check(n < 0 && strstr(err, "expected"), "fire.address_gap",
-	      n < 0 ? err : "accepted");
+	      n < 0 ? err : detail);
 
 	n = hexdump_parse("crash: invalid address\n", buf, sizeof(buf), err,
 			  sizeof(err));
-	check(n < 0, "fire.garbage", n < 0 ? err : "accepted");
+	snprintf(detail, sizeof(detail), "accepted: %ld bytes", n);
+	check(n < 0, "fire.garbage", n < 0 ? err : detail);
 
 	check(state_decode(buf, 10, &st, err, sizeof(err)) &&
 		      strstr(err, "10 bytes"),
@@ -434,6 +533,7 @@ int main(void)
 	test_capture_panic();
 	test_crash_kexec_attribution();
 	test_oops();
+	test_untrusted_lines();
 	test_linear();
 	test_long_line_file();
 	test_fire_decode();
