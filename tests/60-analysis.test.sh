@@ -270,7 +270,8 @@ fi
 
 # --- hung_task: this test's run, the README example's (51) and the Debian
 # kernel's (71), if they ran
-mapfile -t hung < <(find "$build/test-out" -path '*-hung_task/report.json' | sort)
+mapfile -t newer < <(this_invocation)
+mapfile -t hung < <(find "$build/test-out" -path '*-hung_task/report.json' "${newer[@]}" | sort)
 if ((${#hung[@]} == 0)); then
 	fail hung.report "no hung_task report.json"
 fi

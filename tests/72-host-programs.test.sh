@@ -74,6 +74,14 @@ before=$(cd "$ro" && find . -printf '%p %s %T@\n' | sort | sha256sum)
 probe=/usr/bpk-erofs-probe-$$
 sed -e "s|@RO@|$ro|g" -e "s|@RW@|$rw|g" -e "s|@PROBE@|$probe|g" -e "s|@OUTSIDE@|$outside|g" tests/field/workloads/erofs.py.in >"$out/erofs.py"
 chmod +x "$out/erofs.py"
+# QEMU writes into the writable share as its own user (nobody, when bpk is
+# root): a share that user cannot write is refused before anything boots
+if ((EUID == 0)); then
+	one_line host.rw_share_for_qemu_user "QEMU runs as nobody, which cannot write there (chown nobody $rw" \
+		"$bpk" --runs "$out/runs-refused" run proc_exit status=3 comm=workload --workload "$out/erofs.py" \
+		--share "$ro" --share-rw "$rw"
+	chown nobody "$rw"
+fi
 one_run erofs proc_exit status=3 comm=workload --workload "$out/erofs.py" \
 	--share "$ro" --share-rw "$rw"
 if ((rc != 0)) || [[ ! -r $r/guest.log ]]; then

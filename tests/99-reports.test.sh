@@ -18,7 +18,8 @@ cd "$top"
 py=/usr/bin/python3 # Debian's, which has python3-jsonschema
 
 # --- every report.json so far (all tests' runs)
-mapfile -t reports < <(find "$build/test-out" -name report.json | sort)
+mapfile -t newer < <(this_invocation)
+mapfile -t reports < <(find "$build/test-out" -name report.json "${newer[@]}" | sort)
 if ((${#reports[@]} == 0)); then
 	fail json.validates "no report.json found"
 else

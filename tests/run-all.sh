@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Run every test script given (default: tests/*.test.sh in name order) and
 # end with "N passed, N failed". A script that exits non-zero without having
-# printed a FAIL line counts as one failure, so a crash is never a pass.
+# printed a FAIL line counts as one failure, so a crash is never a pass;
+# so does one that reports fewer results than tests/expected-counts says it
+# has (an early exit after a failure would hide the checks after it), or
+# that has no count there.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,6 +14,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 if (($#)); then scripts=("$@"); else scripts=("$here"/*.test.sh); fi
 passed=0 failed=0
 t_all=$(now_ms)
+expected=$here/expected-counts
+[[ -r $expected ]] || die "$expected: missing (a test script's least number of results, one NAME COUNT a line)"
+# a stamp the tests that look at the whole of build/test-out (99) compare
+# with: only this invocation's outputs count
+mkdir -p "${BUILD:-$here/../build}/test-out"
+touch "${BUILD:-$here/../build}/test-out/.started"
 for s in "${scripts[@]}"; do
 	name=$(basename "$s" .test.sh)
 	say "== $name"
@@ -29,6 +38,14 @@ for s in "${scripts[@]}"; do
 	if ((p + f == 0)); then
 		echo "FAIL $name: script reported no result"
 		f=1
+	fi
+	want=$(awk -v n="$name" '$1 == n { print $2 }' "$expected")
+	if [[ -z $want ]]; then
+		echo "FAIL $name: no entry in $expected (its least number of results)"
+		f=$((f + 1))
+	elif ((p + f < want)); then
+		echo "FAIL $name: $((p + f)) results, at least $want expected: checks were skipped"
+		f=$((f + 1))
 	fi
 	rm -f "$log"
 	passed=$((passed + p)) failed=$((failed + f))
