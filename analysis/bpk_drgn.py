@@ -32,6 +32,7 @@ from drgn.helpers.linux.printk import get_printk_records
 from drgn.helpers.linux.sched import idle_task, task_cpu, task_state_to_char
 
 PF_KTHREAD = 0x00200000  # include/linux/sched.h
+LOG_KERN = 0  # syslog(3)'s facility of the kernel's own messages
 
 # What the drgn part cannot show on 6.1 with drgn 0.0.22, and why: printed
 # in the report and put into report.json as it is.
@@ -609,8 +610,12 @@ def panic_info(prog):
     if nothing called panic(): a crash_kexec trigger, or an oops with
     panic_on_oops, which goes to crash_kexec from oops_end()), the oops
     lines (BUG:, Oops: ...), the first sysrq, NMI and WARNING lines, and
-    the fatal line."""
-    return bpk_protocol.evidence(r.text.decode(errors="surrogateescape") for r in get_printk_records(prog))
+    the fatal line. Only the kernel's own records count (facility
+    LOG_KERN): a task writing "Kernel panic - not syncing: ..." to /dev/kmsg
+    gets LOG_USER whatever it asks for, and the dump tells the two apart
+    where the console cannot."""
+    return bpk_protocol.evidence(r.text.decode(errors="surrogateescape")
+                                 for r in get_printk_records(prog) if r.facility == LOG_KERN)
 
 
 def crashed_task(prog):

@@ -234,6 +234,13 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_start_object(jw);
 	jw_string_field(jw, "run", cause_name(r->cause.run));
 	req_string(jw, "detail", r->cause.detail);
+	if (r->cause.dump_known) {
+		jw_string_field(jw, "dump", cause_name(r->cause.dump));
+		jw_bool_field(jw, "confirmed", r->cause.confirmed);
+	} else {
+		jw_null_field(jw, "dump");
+		jw_null_field(jw, "confirmed");
+	}
 	jw_end_object(jw);
 
 	jw_name(jw, "console");
@@ -778,6 +785,20 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 		bad_field(rd, "cause", "run", "\"%.40s\" is not a known cause",
 			  json_string_value(run));
 	string(rd, cause, "cause", "detail", REQUIRED, &r->cause.detail);
+	{
+		json_t *d = member(rd, cause, "cause", "dump", OPTIONAL,
+				   is_string, "a string");
+
+		if (d && cause_parse(json_string_value(d), &r->cause.dump))
+			bad_field(rd, "cause", "dump",
+				  "\"%.40s\" is not a known cause",
+				  json_string_value(d));
+		else if (d)
+			r->cause.dump_known = true;
+		d = member(rd, cause, "cause", "confirmed", OPTIONAL,
+			   is_boolean, "a boolean");
+		r->cause.confirmed = d && json_is_true(d);
+	}
 
 	console = object(rd, root, NULL, "console", REQUIRED);
 	string(rd, console, "console", "panic_message", REQUIRED,

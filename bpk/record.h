@@ -58,8 +58,14 @@ struct run_record {
 		char *stopped_why;
 	} qemu;
 	struct {
-		enum cause run;
+		enum cause run; /* the console's: provisional */
 		char *detail;
+		/* the dump's, once the report read it; and whether it is the
+		 * run's (the dump decides)
+		 */
+		bool dump_known;
+		enum cause dump;
+		bool confirmed;
 	} cause;
 	struct {
 		char *panic_message, *capture_panic, *last_state, *refused;

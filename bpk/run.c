@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "bpk.h"
 #include "collect.h"
 #include "escape.h"
@@ -1317,10 +1319,24 @@ static void mark_report_failed(struct run_record *rec, void *arg)
 	free(reason);
 }
 
+/* The report's cause.dump, read back from its report.json: the dump
+ * decides, and the record says whether it agrees with the console.
+ */
 static void mark_report_written(struct run_record *rec, void *arg)
 {
-	(void)arg;
+	const char *dir = arg;
+	char *path = path_join(dir, "report.json");
+	json_t *j = json_load_file(path, JSON_DECODE_INT_AS_REAL, NULL);
+	const char *dump = json_string_value(
+		json_object_get(json_object_get(j, "cause"), "dump"));
+
 	rec->report.state = REPORT_WRITTEN;
+	if (dump && !cause_parse(dump, &rec->cause.dump)) {
+		rec->cause.dump_known = true;
+		rec->cause.confirmed = rec->cause.dump == rec->cause.run;
+	}
+	json_decref(j);
+	free(path);
 }
 
 static void mark_interrupted(struct run_record *rec, void *arg)
@@ -1467,6 +1483,14 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 		snprintf(why, sizeof(why),
 			 "bpk run exit %d, nothing filed (attempts/%d/run.err)",
 			 rc, o->attempt);
+	} else if (vmcore && rec.cause.dump_known &&
+		   rec.cause.dump != CAUSE_TRIGGER) {
+		/* the console may have said so; the dump did not */
+		outcome = "failed";
+		snprintf(
+			why, sizeof(why),
+			"a vmcore, but the dump says %s, not the trigger (the console said %s)",
+			cause_name(rec.cause.dump), cause_name(rec.cause.run));
 	} else if (vmcore) {
 		outcome = "fired";
 		snprintf(why, sizeof(why), "cause=%s dump=%s%s%s%s%s",
@@ -2012,7 +2036,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 				      dir, why);
 				rc = EXIT_FAILED;
 			} else {
-				record_update(dir, mark_report_written, NULL);
+				record_update(dir, mark_report_written, dir);
 			}
 			free(why);
 		}

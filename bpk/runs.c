@@ -222,6 +222,11 @@ int do_runs(int argc, char **argv)
 						run_status_name(r.status));
 				jw_string_field(json_wtr, "cause",
 						cause_name(r.cause.run));
+				jw_string_field(
+					json_wtr, "cause_dump",
+					r.cause.dump_known ?
+						cause_name(r.cause.dump) :
+						NULL);
 				jw_string_field(json_wtr, "dump",
 						dump_state_name(r.dump.state));
 				jw_uint_field(json_wtr, "vmcore_bytes",
@@ -242,8 +247,13 @@ int do_runs(int argc, char **argv)
 			row->cols[1] = xstrdup(ok ? r.trigger.name : "?");
 			row->cols[2] = xstrdup(ok ? run_status_name(r.status) :
 						    "unreadable");
-			row->cols[3] =
-				xstrdup(ok ? cause_name(r.cause.run) : "-");
+			/* the dump's cause once the report read it: it
+			 * decides; else the console's
+			 */
+			row->cols[3] = xstrdup(!ok ? "-" :
+					       r.cause.dump_known ?
+						     cause_name(r.cause.dump) :
+						     cause_name(r.cause.run));
 			row->cols[4] = xstrdup(size);
 			row->cols[5] = xstrdup(fire);
 		}
