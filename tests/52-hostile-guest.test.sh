@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The guest is untrusted: nothing a broken kernel or a lying reproducer
+# sends reaches the user's terminal raw, forges a record, decides the
+# cause, or fills the disk.
+#  1. hostile.sh (root in the guest): terminal escape sequences, \v and
+#     U+2028 "key=value" forgeries, the kernel's panic words written to
+#     /dev/kmsg, an escape sequence as its comm; then the real trigger.
+#     No raw ESC in bpk's output, report.txt or report.json (the escaped
+#     comm is there); no forged key in run.json or report.json; the dump
+#     decides the cause (the trigger) and the console's cause (the fake
+#     panic) is flagged, not believed.
+#  2. flood.sh: more output than --log-cap 1M keeps: console.log and the
+#     guest log cut at 1 MiB, the caps named in run.json, the run still
+#     dumped and reported.
+#  3. A capture step that sends one record 8 TiB out: refused as beyond the
+#     guest's memory, kept as evidence (vmcore.flat), no vmcore made; the
+#     run dir stays small.
+#  4. A capture step that sends zeros without end: QEMU stopped at the
+#     bound (guest memory + 64 MiB), dump.flat cut there, named.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+esc=$'\033'
+# no_raw_esc NAME FILE: FILE exists, is not empty and holds no ESC byte
+no_raw_esc() {
+	local n
+	if [[ ! -s $2 ]]; then
+		fail "$1" "$2: missing or empty, so it proves nothing"
+		return
+	fi
+	n=$(grep -c -a "$esc" "$2" || true)
+	check "$1" "${2##*/}: $n line(s) with a raw ESC of $(wc -l <"$2")" test "$n" = 0
+}
+# jq_ FILE EXPR: a value out of a JSON file (d is the document)
+jq_() {
+	/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
+}
+
+# --- 1. the lying reproducer
+rc=0
+"$bpk" --runs "$out/lies" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
+	--workload tests/hostile/hostile.sh --timeout 240 >"$out/lies.out" 2>"$out/lies.err" || rc=$?
+run=$(filed_runs "$out/lies" | tail -1)
+check lies.filed "exit $rc, run ${run:-none}" test -n "$run" -a -s "${run:-/nonexistent}/vmcore"
+cat "$out/lies.out" "$out/lies.err" >"$out/lies.all"
+no_raw_esc lies.terminal_clean "$out/lies.all"
+check_has lies.terminal_shows_escaped "$(grep -m1 -F 'forged by a task' "$out/lies.all" || true)" 'forged by a task \x1b]0;t\x07'
+no_raw_esc lies.report_txt_clean "${run:-/nonexistent}/report.txt"
+no_raw_esc lies.report_json_clean "${run:-/nonexistent}/report.json"
+no_raw_esc lies.record_clean "${run:-/nonexistent}/run.json"
+check_has lies.report_shows_escaped_comm "$(grep -m1 -F 'EVIL' "${run:-/nonexistent}/report.txt" || true)" '\x1b[31mEVIL'
+# nothing forged: the record's keys are its own
+check_field_match lies.vmlinux_not_forged "$run" guest.vmlinux '^/.*/vmlinux$'
+check_field lies.status_not_forged "$run" status success
+got=$(jq_ "$run/report.json" "[d['record']['guest']['vmlinux'] != '/tmp/evil', 'forged' not in [v for o in d['record'].values() if isinstance(o, dict) for v in o.values()] + list(d['record'].values()), d['record']['console']['last_state']]" 2>&1 || true)
+check lies.report_record_not_forged "$got" test "$got" = '[true, true, "armed"]'
+# the dump decides: the trigger, not the task's fake panic
+check_field lies.console_said_panic "$run" cause.run panic
+check_field lies.dump_said_trigger "$run" cause.dump trigger
+check_field lies.not_confirmed "$run" cause.confirmed false
+got=$(jq_ "$run/report.json" "[d['cause']['run'], d['cause']['dump'], d['cause']['agree'], (d['panic'] or {}).get('message') or '']" 2>&1 || true)
+check lies.report_cause_from_dump "$got" \
+	grep -q '^\["panic", "trigger", false, "Kernel panic - not syncing: bpf_panic trigger syscall_errno fired: ' <<<"$got"
+check_file_has lies.report_flags_the_console "$run/report.txt" '^   DISAGREE cause: the console says panic, the dump says trigger'
+row=$("$bpk" --runs "$out/lies" runs | awk -v id="${run##*/}" '$1 == id { print $4 }')
+check lies.runs_shows_dump_cause "cause column: ${row:-none}" test "$row" = trigger
+
+# --- 2. the flood
+rc=0
+"$bpk" --runs "$out/flood" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
+	--workload tests/hostile/flood.sh --log-cap 1M --timeout 240 >"$out/flood.out" 2>"$out/flood.err" || rc=$?
+run=$(filed_runs "$out/flood" | tail -1)
+check flood.filed "exit $rc, run ${run:-none}" test "$rc" = 0 -a -s "${run:-/nonexistent}/vmcore"
+size=$(stat -c %s "${run:-/nonexistent}/console.log" 2>/dev/null || echo none)
+check flood.console_cut_at_cap "console.log $size bytes" test "$size" = 1048576
+capped=$(record_field "$run" capped 2>&1 | tr '\n' ';' || true)
+check_has flood.cap_named "$capped" "console.log: 1048576 bytes kept of"
+check_has flood.guest_log_cap_named "$capped" "results.txt: 1048576 bytes kept of"
+check_has flood.said_on_stderr "$(grep -m1 'console.log: the guest sent more than 1048576 bytes' "$out/flood.err" || true)" "the rest is not kept"
+check_field flood.cause_from_dump "$run" cause.dump trigger
+
+# --- the lying capture steps: our kdump image with its capture step
+# replaced (a later cpio entry wins), in our root image's /boot
+hk=$out/hostile-kdump
+mkdir -p "$hk/usr/lib/bpk" "$out/hostile-root/boot"
+cp tests/hostile/bpk-capture.sh "$hk/usr/lib/bpk/bpk-capture.sh"
+(cd "$hk" && find usr | LC_ALL=C sort | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 >"$out/capture.cpio.gz"
+cat "$build/appliance/kdump.img" "$out/capture.cpio.gz" >"$out/hostile-root/boot/kdump.img"
+(cd "$out/hostile-root" && find boot | LC_ALL=C sort | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 >"$out/boot.cpio.gz"
+cat "$build/appliance/root.cpio.gz" "$out/boot.cpio.gz" >"$out/root-hostile.cpio.gz"
+
+# --- 3. one record 8 TiB out
+rc=0
+BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/extent" run syscall_errno syscall=openat \
+	errno=ENOENT comm=bpk-demo --capture-append hostile=extent --no-reservation-check --timeout 240 \
+	>"$out/extent.out" 2>"$out/extent.err" || rc=$?
+run=$(filed_runs "$out/extent" | tail -1)
+check extent.filed_failed "exit $rc, run ${run:-none}" test "$rc" = 1 -a -n "$run"
+check_field extent.dump_unverified "$run" dump.state unverified
+check_field_match extent.reason_names_bound "$run" reason 'ends beyond [0-9]+ bytes, the most the guest.s memory explains'
+check extent.no_vmcore "$(find "${run:-/nonexistent}" -name 'vmcore*' -printf '%f %s; ' 2>/dev/null)" \
+	test -n "$run" -a ! -e "${run:-/nonexistent}/vmcore" -a -s "${run:-/nonexistent}/vmcore.flat"
+used=$(du -sk "${run:-/nonexistent}" 2>/dev/null | cut -f1)
+check extent.disk_use_small "${used:-?} KiB in the run dir" test -n "$used" -a "${used:-99999}" -lt 2048
+
+# --- 4. zeros without end, a 384 MiB guest: the bound is 448 MiB
+rc=0
+BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/endless" run syscall_errno syscall=openat \
+	errno=ENOENT comm=bpk-demo --mem 384M --capture-append hostile=flood --no-reservation-check \
+	--timeout 600 >"$out/endless.out" 2>"$out/endless.err" || rc=$?
+run=$(filed_runs "$out/endless" | tail -1)
+check endless.filed "exit $rc, run ${run:-none}" test -n "$run"
+check_field_match endless.qemu_stopped_at_bound "$run" qemu.stopped_why 'dump.flat: the guest sent more than 469762048 bytes, beyond its memory'
+check_has endless.cap_named "$(record_field "$run" capped 2>&1 | tr '\n' ';' || true)" "dump.flat: 469762048 bytes kept of"
+size=$(find "${run:-/nonexistent}" -maxdepth 1 -name 'vmcore*' -printf '%s\n' 2>/dev/null | sort -n | tail -1)
+check endless.stream_cut_at_bound "largest vmcore* ${size:-none} bytes" test "${size:-0}" = 469762048
+left=$(qemu_on "$out/")
+check endless.no_qemu_left "QEMU under $out: ${left:-none}" test -z "$left"
