@@ -166,7 +166,7 @@ boot_detail() {
 				if ((want == "guest" && n == 1) || (want == "capture" && n == 2)) {
 					for (i = 1; i <= NF; i++) if ($i == "initcall") name = $(i + 1)
 					sub(/\+.*/, "", name); print $(NF - 1), name } }' "$lr_dir/console.log" |
-			sort -rn | head -5 >"$work/initcalls-$k.txt"
+			sort -rn | awk 'NR <= 5' >"$work/initcalls-$k.txt"
 		[[ -s $work/initcalls-$k.txt ]] || die "no initcall_debug lines of the $k kernel in $lr_dir/console.log"
 		while read -r us name; do
 			record "boot $k $acc" "initcall $name" ms "one run, initcall_debug (slows the boot)" \
