@@ -46,6 +46,7 @@ help:
 	@echo 'make crash|drgn [RUN=id]   the analyzers on a run (bpk crash, bpk drgn)'
 	@echo 'make bench           the loop, its phases and costs, side by side (bench/)'
 	@echo 'make fuzz [FUZZ_SECONDS=n]   libFuzzer on the parsers of guest bytes'
+	@echo 'make asan            bpk under ASan/UBSan: the unit and command-line tests against it'
 	@echo 'make debian-kernel   fetch Debian'"'"'s stock kernel of linux-source-6.1'"'"'s version'
 	@echo 'make check-series    build the tree after each patch of the series (slow)'
 	@echo 'make install [PREFIX=/usr/local]   bpk, bpk(1), bash completion; make uninstall'
@@ -231,6 +232,18 @@ $(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_DEPS) analysis/fire_decode.
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -Ianalysis -o $@ collector/unit-tests.c \
 		$(COLLECTOR_DEPS) analysis/fire_decode.c -ljansson
+
+# bpk itself under ASan and UBSan: make asan runs the unit tests and the
+# command-line tests against it (tests/check/36-asan-cli.test.sh), and
+# make check and make test do the same.
+BPK_ASAN := $(BK)/asan/bpk
+$(BPK_ASAN): $(BPK_SRCS) $(BPK_HDRS) $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) -DTABLE_WITHOUT_PROGRAMS -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' \
+		$(BPK_INC) -o $@ $(BPK_SRCS) $(BPK_LIBS)
+.PHONY: asan
+asan: $(BPK_ASAN) $(UNIT_TESTS) $(BPK) $(BPK_MAN) $(TRIGGERCTL) $(DEBIAN_OK) $(RUN_DEPS)
+	tests/run-all.sh tests/check/30-unit.test.sh tests/check/36-asan-cli.test.sh
 
 FIRE_DECODE := $(BUILD)/analysis/fire-decode
 $(FIRE_DECODE): analysis/fire-decode.c analysis/fire_decode.c analysis/fire_decode.h triggers/fire.h
@@ -460,9 +473,9 @@ CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 .PHONY: check
 # (43 checks tp=/func= names against Debian's kernel too; 90 drives make
 # campaign, which wants what a run needs)
-check: $(UNIT_TESTS) $(BPK) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
+check: $(UNIT_TESTS) $(BPK) $(BPK_ASAN) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
 	tests/run-all.sh $(CHECK_TESTS)
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_MAN) $(FUZZ_TARGETS)
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 

@@ -47,9 +47,10 @@ one_line() {
 	fi
 }
 
-# bpk, as built by make; the tests' runs use the build make test made
+# bpk, as built by make (BPK_UNDER_TEST: another build of it, e.g. make
+# asan's); the tests' runs use the build make test made
 # shellcheck disable=SC2034 # used by the test scripts that source this
-bpk=$build/bpk/bpk
+bpk=${BPK_UNDER_TEST:-$build/bpk/bpk}
 export BPK_NO_BUILD=1
 
 # boot_job INITRD JOB TIMEOUT [BPK-BOOT ARGS...]: boot our kernel with INITRD
