@@ -65,12 +65,19 @@ if [[ $mode == --lookup ]]; then
 	exit 0
 fi
 
-[[ ! -r $entry/vmlinux ]] || exit 0
+# a copy of a kernel image is no secret: every user of the machine may
+# read it, as the kernel's own cache entry (mktemp makes it 0700)
+if [[ -r $entry/vmlinux ]]; then
+	chmod go+rx "$entry" 2>/dev/null || true
+	exit 0
+fi
 step "gdb index for crash ($vmlinux, build ID $id)"
 mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.new-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 quick "$vmlinux" "$tmp/vmlinux"
+chmod 755 "$tmp"
+chmod 644 "$tmp/vmlinux"
 # Another clone may have finished first: keep theirs.
 mv -T "$tmp" "$entry" 2>/dev/null || [[ -r $entry/vmlinux ]] || die "cannot file $entry"
 # the copies older recipes made of the same vmlinux are not read any more

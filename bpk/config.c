@@ -145,13 +145,32 @@ const char *config_accel(void)
 const char *bpk_version(void)
 {
 	static char *version;
-	const char *argv[] = { "git",	 "-C",	     paths.top, "describe",
-			       "--tags", "--always", "--dirty", NULL };
+	char *safe;
+	int rc;
 
 	if (paths.version && *paths.version)
 		return paths.version;
-	/* a copy in the clone: what the clone is now, as git says */
-	if (!version && proc_capture(argv, &version, NULL) == 0)
+	if (version)
+		return *version ? version : "unknown";
+	/* a copy in the clone: what the clone is now, as git says. The clone
+	 * may belong to another user (root built it, anyone runs it): git
+	 * then refuses to read it unless told the directory is safe.
+	 */
+	safe = xasprintf("safe.directory=%s", paths.top);
+	{
+		const char *argv[] = { "git",	 "-c",	     safe,
+				       "-C",	 paths.top,  "describe",
+				       "--tags", "--always", "--dirty",
+				       NULL };
+
+		rc = proc_capture(argv, &version, NULL);
+	}
+	free(safe);
+	if (rc == 0 && version)
 		version[strcspn(version, "\n")] = '\0';
-	return version && *version ? version : "unknown";
+	else if (!version)
+		version = xstrdup("");
+	else
+		version[0] = '\0';
+	return *version ? version : "unknown";
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs root: it mounts a small tmpfs as the runs dir
 # Nothing is lost when the runs dir is too small or fills up.
 #  1. Too small to start with (a 4 MiB tmpfs, less than the guest's memory
 #     and the logs' caps): bad input, refused before anything boots, one

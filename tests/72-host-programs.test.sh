@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs root: bpk as root runs QEMU as nobody, which a share must allow
 # The host's programs in the guest: the host's /usr over virtio 9p,
 # read-only.
 #  - a #!/usr/bin/python3 workload (standard library only) on Debian's
