@@ -1453,7 +1453,9 @@ static void exec_crash(const char *dir, bool report_shown)
 /*
  * A campaign's attempt ends with its record, CAMPAIGN/attempts/N/
  * attempt.json: what the campaign tabulates, decided here where the run
- * is known whole. fired: the run holds a vmcore; ran-out: the workload
+ * is known whole. fired: the run holds a vmcore whose report says the
+ * trigger took the machine down (the console alone can be lied to by a
+ * task); ran-out: the workload
  * ended, or the timeout came, armed and unfired; stopped: the campaign
  * stopped it (a fire elsewhere, or a Ctrl-C); failed: anything else.
  */
@@ -1491,6 +1493,13 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 			why, sizeof(why),
 			"a vmcore, but the dump says %s, not the trigger (the console said %s)",
 			cause_name(rec.cause.dump), cause_name(rec.cause.run));
+	} else if (vmcore && !rec.cause.dump_known) {
+		/* only the dump confirms a fire: a winner is one it did */
+		outcome = "failed";
+		snprintf(
+			why, sizeof(why),
+			"a vmcore, but no report read its cause, so the fire is not confirmed (%s)",
+			o->report ? "report.err" : "--no-report");
 	} else if (vmcore) {
 		outcome = "fired";
 		snprintf(why, sizeof(why), "cause=%s dump=%s%s%s%s%s",
