@@ -68,5 +68,8 @@ dracutbasedir=$base BPK_KDUMP_CONF=$work/bpk-kdump.conf \
 	--conf /dev/null --confdir "$work/none" --tmpdir "$work" \
 	-m "bpkdump" --compress gzip "$out.tmp" >"$work/dracut.log" 2>&1 ||
 	{ tail -20 "$work/dracut.log" >&2; die "dracut failed"; }
+# dracut writes 0600; the image is a build product like the root
+# initramfs, read by whoever runs bpk (and holds no secret)
+chmod 644 "$out.tmp"
 mv "$out.tmp" "$out"
 step_done "$out, $(($(stat -c %s "$out") / 1024)) KiB, makedumpfile $opts${drivers:+, modules $drivers}"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# needs root: it touches the clone's kernel inputs and rebuilds (root owns them)
 # The build's dependencies are real files: `make bench` has what a run needs
 # among its prerequisites, and a kernel input touched without a change of
 # content (the kernel cache answers) rebuilds nothing that depends on the
