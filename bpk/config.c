@@ -166,11 +166,11 @@ const char *bpk_version(void)
 		rc = proc_capture(argv, &version, NULL);
 	}
 	free(safe);
-	if (rc == 0 && version)
-		version[strcspn(version, "\n")] = '\0';
-	else if (!version)
+	if (rc || !version) {
+		/* asked once: "unknown" from now on */
+		free(version);
 		version = xstrdup("");
-	else
-		version[0] = '\0';
+	}
+	version[strcspn(version, "\n")] = '\0';
 	return *version ? version : "unknown";
 }

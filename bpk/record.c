@@ -236,7 +236,7 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	req_string(jw, "detail", r->cause.detail);
 	if (r->cause.dump_known) {
 		jw_string_field(jw, "dump", cause_name(r->cause.dump));
-		jw_bool_field(jw, "confirmed", r->cause.confirmed);
+		jw_bool_field(jw, "confirmed", r->cause.dump == r->cause.run);
 	} else {
 		jw_null_field(jw, "dump");
 		jw_null_field(jw, "confirmed");
@@ -795,9 +795,9 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 				  json_string_value(d));
 		else if (d)
 			r->cause.dump_known = true;
-		d = member(rd, cause, "cause", "confirmed", OPTIONAL,
-			   is_boolean, "a boolean");
-		r->cause.confirmed = d && json_is_true(d);
+		/* derived from run and dump: checked, not kept */
+		member(rd, cause, "cause", "confirmed", OPTIONAL, is_boolean,
+		       "a boolean");
 	}
 
 	console = object(rd, root, NULL, "console", REQUIRED);
@@ -975,4 +975,13 @@ int record_field(const char *dir, const char *path, char **out, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+json_t *report_json_load(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (join(path, sizeof(path), dir, "report.json"))
+		return NULL;
+	return json_load_file(path, JSON_DECODE_INT_AS_REAL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "causes.h" /* enum cause, cause_name(), cause_parse(): generated */
 
 #define RECORD_FILE "run.json"
@@ -60,12 +62,11 @@ struct run_record {
 	struct {
 		enum cause run; /* the console's: provisional */
 		char *detail;
-		/* the dump's, once the report read it; and whether it is the
-		 * run's (the dump decides)
+		/* the dump's, once the report read it (the dump decides;
+		 * run.json's cause.confirmed is whether the two are the same)
 		 */
 		bool dump_known;
 		enum cause dump;
-		bool confirmed;
 	} cause;
 	struct {
 		char *panic_message, *capture_panic, *last_state, *refused;
@@ -124,6 +125,12 @@ int record_read(const char *dir, struct run_record *r, char *err,
  */
 int record_field(const char *dir, const char *path, char **out, char *err,
 		 size_t errlen);
+
+/* @dir/report.json, every integer read as a double (a stack's pc is beyond
+ * what jansson takes as an integer, and a time in ns is exact as a double);
+ * NULL when it is missing or not JSON. The caller json_decref()s it.
+ */
+json_t *report_json_load(const char *dir);
 
 const char *run_status_name(enum run_status s);
 const char *dump_state_name(enum dump_state s);

@@ -20,8 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "bpk.h"
 #include "collect.h"
 #include "escape.h"
@@ -1324,19 +1322,14 @@ static void mark_report_failed(struct run_record *rec, void *arg)
  */
 static void mark_report_written(struct run_record *rec, void *arg)
 {
-	const char *dir = arg;
-	char *path = path_join(dir, "report.json");
-	json_t *j = json_load_file(path, JSON_DECODE_INT_AS_REAL, NULL);
+	json_t *j = report_json_load(arg);
 	const char *dump = json_string_value(
 		json_object_get(json_object_get(j, "cause"), "dump"));
 
 	rec->report.state = REPORT_WRITTEN;
-	if (dump && !cause_parse(dump, &rec->cause.dump)) {
+	if (dump && !cause_parse(dump, &rec->cause.dump))
 		rec->cause.dump_known = true;
-		rec->cause.confirmed = rec->cause.dump == rec->cause.run;
-	}
 	json_decref(j);
-	free(path);
 }
 
 static void mark_interrupted(struct run_record *rec, void *arg)

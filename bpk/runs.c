@@ -151,14 +151,9 @@ static void size_text(unsigned long long n, char *buf, size_t len)
 /* The fire record's time (ns) from report.json, -1 if there is none. */
 static long long fire_time_ns(const char *dir)
 {
-	char *path = path_join(dir, "report.json");
-	/* every integer as a double: a stack's pc is beyond what jansson
-	 * takes as an integer, and a time in ns is exact as a double
-	 */
-	json_t *j = json_load_file(path, JSON_DECODE_INT_AS_REAL, NULL), *t;
+	json_t *j = report_json_load(dir), *t;
 	long long ns = -1;
 
-	free(path);
 	if (!j)
 		return -1;
 	t = json_object_get(json_object_get(json_object_get(j, "fire"),
