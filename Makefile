@@ -35,7 +35,7 @@ KERNEL_OK := $(BUILD)/kernel.ok
 KERNEL_STAMP := $(BUILD)/kernel.stamp
 KHDR := $(KERNEL)/src/tools/include/uapi
 
-.PHONY: all deps kernel check-series guard test clean distclean help
+.PHONY: all deps kernel check-series guard selftest test clean distclean help
 help:
 	@echo 'make demo            set up everything, run the demo trigger, print its report'
 	@echo 'make test            make check, then every booted test (tests/*.test.sh)'
@@ -53,7 +53,7 @@ help:
 	@echo 'make deps            install the Debian packages (as root)'
 	@echo 'make clean | distclean   remove build/ (distclean: the kernel cache too)'
 	@echo 'bpk --help and man bpk (build/bpk.1) describe the command itself.'
-all: kernel guard appliance triggers examples host-tools bpk
+all: kernel guard selftest appliance triggers examples host-tools bpk
 
 deps: $(BUILD)/deps.ok
 $(BUILD)/deps.ok: Makefile lib/install-deps.sh
@@ -97,6 +97,23 @@ $(BUILD)/guard-initramfs.cpio.gz: $(BUILD)/guard appliance/mkinitramfs.sh applia
 	appliance/mkinitramfs.sh $@ $(BUILD)/guard=/bin/guard \
 		$(foreach j,$(GUARD_JOBS),$(j)=/etc/bpk/jobs/$(notdir $(j))) \
 		tests/guard/panic-message=/etc/bpk/panic-message
+
+# The series' own selftest (prog_tests/bpf_panic.c of the patched tree),
+# built with the selftest's headers into tests/selftest/runner.c, a
+# minimal test_progs, and run in the guest (tests/24-selftest). The
+# selftest's sources are built as upstream builds them (-Wall -Werror).
+ST := $(KERNEL)/src/tools/testing/selftests/bpf
+SELFTEST := $(BUILD)/bpf-panic-selftest
+SELFTEST_JOBS := $(wildcard tests/selftest/jobs/*)
+selftest: $(BUILD)/selftest-initramfs.cpio.gz
+$(SELFTEST): tests/selftest/runner.c $(KERNEL_OK)
+	$(CC) -std=gnu11 -O2 -g -Wall -Werror -static -I$(ST) -I$(KERNEL)/src/tools/include \
+		-I$(KHDR) -I$(KERNEL)/src/tools/lib -I$(KERNEL)/src/tools/arch/x86/include -o $@ \
+		tests/selftest/runner.c $(ST)/prog_tests/bpf_panic.c $(ST)/cap_helpers.c -lbpf -lelf -lz
+$(BUILD)/selftest-initramfs.cpio.gz: $(SELFTEST) appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) \
+		$(SELFTEST_JOBS)
+	appliance/mkinitramfs.sh $@ $(SELFTEST)=/bin/bpf-panic-selftest \
+		$(foreach j,$(SELFTEST_JOBS),$(j)=/etc/bpk/jobs/$(notdir $(j)))
 
 # --- triggers: CO-RE programs against our kernel's BTF, one loader
 TB := $(BUILD)/triggers
@@ -475,7 +492,7 @@ CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 # campaign, which wants what a run needs)
 check: $(UNIT_TESTS) $(BPK) $(BPK_ASAN) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
 	tests/run-all.sh $(CHECK_TESTS)
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 

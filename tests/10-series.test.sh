@@ -14,11 +14,31 @@ tarball=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 [[ -d $src ]] || { fail series.kernel_tree "$src missing: run make kernel"; exit 1; }
 mapfile -t patches < <(grep -v '^\s*\(#\|$\)' "$series/series")
 
-# Every patch in the directory is in the series, and the other way round.
+# Every patch in the directory is in the series, and the other way round
+# (the cover letter is not applied).
 listed=$(printf '%s\n' "${patches[@]}" | sort)
-present=$(cd "$series" && printf "%s\n" *.patch | sort)
+present=$(cd "$series" && printf "%s\n" *.patch | grep -vx '0000-cover-letter.patch' | sort)
 check series.file_lists_all_patches "series lists: $(echo "$listed" | tr '\n' ' ')" \
 	test "$listed" = "$present"
+
+# The form of a posting: [PATCH vN n/total] subjects, one version for all,
+# and a cover letter that says what upstream would say.
+n=${#patches[@]}
+subjects=$(for p in "${patches[@]}"; do sed -n 's/^Subject: //p' "$series/$p"; done)
+version=$(sed -n 's/^\[PATCH v\([0-9]*\) .*/\1/p' <<<"$subjects" | sort -u)
+numbered=$(i=0; for p in "${patches[@]}"; do i=$((i + 1)); grep -c "^Subject: \[PATCH v$version $i/$n\] " "$series/$p" || true; done | grep -cx 1 || true)
+check series.posting_subjects "version ${version:-none}, $numbered of $n numbered: $(tr '\n' ';' <<<"$subjects")" \
+	test -n "$version" -a "$(wc -l <<<"$version")" = 1 -a "$numbered" = "$n"
+cover=$series/0000-cover-letter.patch
+cover_subject=$(sed -n 's/^Subject: //p' "$cover" 2>/dev/null || true)
+check series.cover_letter_subject "${cover_subject:-no 0000-cover-letter.patch}" \
+	grep -q "^\[PATCH v$version 0/$n\] " <<<"$cover_subject"
+missing=''
+for want in 'kfunc' 'id 210' 'bpf_cgrp_storage_get' "Changes in v$version" 'Changes in v2' 'Changes in v1'; do
+	grep -qF "$want" "$cover" 2>/dev/null || missing+=" '$want'"
+done
+check series.cover_letter_context "${missing:+missing:$missing}${missing:-upstream context and the changelog of every version}" \
+	test -z "$missing"
 
 # checkpatch --strict. Two findings are accepted, each only where it is known
 # to be a false positive:

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Guard tests a-g, j, l, m, booted: tests/guard/main.c runs as PID 1's job in the
+# Guard tests a-g, j-m, booted: tests/guard/main.c runs as PID 1's job in the
 # patched guest and reports one RESULT line per check over a virtio port.
+# The check whose failure would panic the guest (j.rearm_needs_reload) runs
+# last: then the panic on the console and its missing result are the
+# failure.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,12 +15,18 @@ initrd=$build/guard-initramfs.cpio.gz
 # Every check main.c must report; a missing one is a failure, not a skip.
 expected=(sysctl_default_off l.fdinfo_destructive m.load_warning l.fdinfo_not_destructive
 	a.needs_flag b.loads.fentry b.loads.fexit b.loads.tp_btf b.loads.kprobe
-	b.loads.tracepoint b.loads.raw_tracepoint b.loads.perf_event c.needs_cap_sys_boot
+	b.loads.tracepoint b.loads.raw_tracepoint b.loads.perf_event
+	c.needs_cap_sys_boot c.refused_load_leaves_no_warning
 	d.needs_sysctl e.sysctl_write_needs_cap_sys_admin e.sysctl_rejects_2
-	e.sysctl_rejects_minus_1 e.sysctl_read_by_anyone f.refused.socket_filter
-	f.refused.xdp f.refused.syscall f.refused.iter f.refused.fmod_ret f.refused.lsm
-	g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_with_cap_sys_boot
-	j.disarm_returns_eperm)
+	e.sysctl_rejects_minus_1 e.sysctl_read_by_anyone)
+for k in socket_filter xdp syscall_prog iter fmod_ret lsm; do
+	expected+=("f.no_helper.$k" "f.flag_refused.$k")
+done
+expected+=(g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_destructive
+	k.test_run_needs_cap_sys_boot k.attach_needs_cap_sys_boot k.link_needs_cap_sys_boot
+	k.prog_array_needs_cap_sys_boot k.inherited_fd_needs_cap_sys_boot
+	k.prog_array_with_cap_sys_boot k.tail_call_from_non_destructive_refused
+	j.disarm_returns_eperm j.rearm_needs_reload)
 
 rc=0
 boot_job "$initrd" guard-checks 180 || rc=$?

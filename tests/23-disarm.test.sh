@@ -3,16 +3,19 @@
 # with bpf_panic(), then kernel.destructive_bpf_enabled set to 0 and the
 # trigger provoked: bpf_panic() comes back with -EPERM (the trigger's own
 # record of it, read live by triggerctl status), no panic, the guest powers
-# off normally. Then the same with the sysctl set back to 1 and a second
-# provocation: that one panics, and the dump's fire record shows the
-# refused first attempt.
+# off normally. Then off means off: with the sysctl set back to 1 a second
+# provocation is refused too (the program was loaded before the switch went
+# off); triggerctl rearm loads it again with the same arguments, and the
+# next provocation panics: the dump's fire record is the new program's.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 fresh_out
 
 args="syscall=openat errno=ENOENT comm=bpk-disarm"
-refused_line='syscall_errno refused: the fire action came back 1 time(s), last with -1 (EPERM: kernel.destructive_bpf_enabled is 0); it tries again on the next match'
+refused_line() {
+	echo "syscall_errno refused: the fire action came back $1 time(s), last with -1 (EPERM: kernel.destructive_bpf_enabled was switched off since it was armed); it stays disarmed until it is loaded again (triggerctl rearm syscall_errno)"
+}
 
 # 1. off: no panic, the guest goes on and powers off.
 rc=0
@@ -27,7 +30,7 @@ else
 	check disarm.off.armed_with_bpf_panic "$(grep -m1 '^armed ' "$run/guest.log" || echo 'no armed line')" \
 		grep -q '^armed syscall_errno (bpf_panic)' "$run/guest.log"
 	check disarm.off.helper_returned_eperm "$(grep -m1 ' refused: ' "$run/guest.log" || echo 'no refused line')" \
-		grep -qxF "$refused_line" "$run/guest.log"
+		grep -qxF "$(refused_line 1)" "$run/guest.log"
 	panics=$(grep -ac 'Kernel panic' "$run/console.log" || true)
 	check disarm.off.no_panic "$panics panic lines in $(wc -l <"$run/console.log") console lines" \
 		test "$panics" = 0 -a -s "$run/console.log"
@@ -38,7 +41,7 @@ else
 		test "$rc" = 1 -a ! -e "$run/vmcore"
 fi
 
-# 2. on again: the second match panics; the record shows the refused first.
+# 2. on again: still refused; rearm reloads; the next match panics.
 rc=0
 # shellcheck disable=SC2086
 "$bpk" --runs "$out/on" run syscall_errno $args \
@@ -50,12 +53,15 @@ if [[ -z $run || ! -r $run/report.txt ]]; then
 	exit 0
 fi
 check disarm.on_again.refused_first "$(grep -m1 ' refused: ' "$run/guest.log" || echo 'no refused line')" \
-	grep -qxF "$refused_line" "$run/guest.log"
+	grep -qxF "$(refused_line 1)" "$run/guest.log"
+check disarm.on_again.still_refused_after_1 "$(grep ' refused: ' "$run/guest.log" | sed -n 2p | grep . || echo 'no second refused line')" \
+	grep -qxF "$(refused_line 2)" "$run/guest.log"
+armed=$(grep -c '^armed syscall_errno (bpf_panic) ' "$run/guest.log" || true)
+check disarm.on_again.rearm_reloaded "$armed armed lines: $(grep '^armed ' "$run/guest.log" | tr '\n' ';')" \
+	test "$armed" = 2
 check disarm.on_again.panicked "exit $rc; $(grep -m1 '^PANIC:' "$run/report.txt" || echo 'no PANIC line')" \
 	grep -qx 'PANIC: "Kernel panic - not syncing: bpf_panic trigger syscall_errno fired: '"$args"'"' "$run/report.txt"
 rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
-check disarm.on_again.record_hit_2 "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -s ' \n' ' ')" \
-	grep -qx '   hit=2' <<<"$rec"
-check disarm.on_again.record_refused_eperm "$(grep -E '^ +refused(_ret)?=' <<<"$rec" | tr -s ' \n' ' ')" \
-	test "$(grep -E '^ +refused(_ret)?=' <<<"$rec" | tr -d ' ' | tr '\n' ' ')" = "refused=1 refused_ret=-1 "
-check_file_lacks disarm.on_again.survived_no_line "$run/guest.log" 'still alive after the second'
+check disarm.on_again.record_is_the_reloaded_one "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -s ' \n' ' ')" \
+	test "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -d ' ' | sort | tr '\n' ' ')" = "hit=1 refused=0 "
+check_file_lacks disarm.on_again.survived_no_line "$run/guest.log" 'still alive after the provocation that follows rearm'

@@ -512,6 +512,75 @@ static int pin_own_maps(struct bpf_object *obj, const char *dir, char *err,
 	return 0;
 }
 
+/*
+ * The arguments as given, "key=value" words one after another, each ended
+ * by a NUL, in a pinned one-entry map: what triggerctl rearm loads the
+ * trigger again with. Re-arming is a reload: a program loaded before
+ * kernel.destructive_bpf_enabled was last switched off stays disarmed.
+ */
+static int pin_args(const struct arm_args *a, const char *dir, char *err,
+		    size_t errlen)
+{
+	char blob[ARGS_BLOB_LEN] = { 0 }, pin[300];
+	size_t used = 0;
+	int fd, zero = 0, rc, n;
+
+	for (int i = 0; i < a->n; i++) {
+		const struct arg_value *v = &a->vals[i];
+
+		if (!v->given)
+			continue;
+		if (v->def->type == PT_FLAG)
+			n = snprintf(blob + used, sizeof(blob) - used, "%s",
+				     v->num ? v->def->key : "");
+		else
+			n = snprintf(blob + used, sizeof(blob) - used, "%s=%s",
+				     v->def->key, v->text);
+		if (n < 0 || (size_t)n + 1 >= sizeof(blob) - used) {
+			snprintf(err, errlen, "%s: the arguments do not fit",
+				 dir);
+			return -1;
+		}
+		used += n ? (size_t)n + 1 : 0;
+	}
+	snprintf(pin, sizeof(pin), "%s/args", dir);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "args", sizeof(zero),
+			    sizeof(blob), 1, NULL);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot keep the arguments: %s", pin,
+			 strerror(-fd));
+		return -1;
+	}
+	rc = bpf_map_update_elem(fd, &zero, blob, BPF_ANY);
+	if (!rc)
+		rc = bpf_obj_pin(fd, pin);
+	close(fd);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot keep the arguments: %s", pin,
+			 strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int trigger_saved_args(const char *name, char *blob, size_t len)
+{
+	char pin[300];
+	int fd, zero = 0, err = 0;
+
+	if (len < ARGS_BLOB_LEN)
+		return -EINVAL;
+	snprintf(pin, sizeof(pin), "%s/%s/args", PIN_ROOT, name);
+	fd = bpf_obj_get(pin);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &zero, blob))
+		err = -errno;
+	close(fd);
+	blob[ARGS_BLOB_LEN - 1] = '\0';
+	return err;
+}
+
 int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		size_t errlen)
 {
@@ -638,7 +707,8 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		snprintf(err, errlen, "%s: cannot pin the state map", path);
 		goto fail;
 	}
-	if (pin_own_maps(obj, dir, err, errlen))
+	if (pin_own_maps(obj, dir, err, errlen) ||
+	    pin_args(a, dir, err, errlen))
 		goto fail;
 	/* last: a failure before this leaves the sysctl untouched */
 	if (set_sysctl(a, dir, err, errlen))

@@ -19,6 +19,13 @@
 int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		size_t errlen);
 
+/* The arguments armed trigger @name was given: "key=value" words, each
+ * ended by a NUL, an empty word after the last, in @blob (ARGS_BLOB_LEN
+ * bytes at least). 0 or -errno.
+ */
+#define ARGS_BLOB_LEN 2048
+int trigger_saved_args(const char *name, char *blob, size_t len);
+
 /* Remove the pins of trigger @name: its programs detach. 0 or -errno. */
 int trigger_disarm(const char *name);
 

@@ -74,9 +74,10 @@ static __always_inline bool trigger_other_selected(struct task_struct *t)
  * the trigger's own "k=v" text) and fire. crash_kexec() is given no
  * registers: it then saves those of the current (kernel) context, which is
  * where the backtrace of the dump should start. A fire action that comes
- * back (bpf_panic() with the sysctl switched off, crash_kexec() without a
- * crash kernel) is counted, and every later match tries again: switching
- * the sysctl back on re-arms the trigger.
+ * back (bpf_panic() after the sysctl was switched off, crash_kexec()
+ * without a crash kernel) is counted, and every later match tries again:
+ * loading a crash kernel makes the next one fire, but a program the sysctl
+ * disarmed stays disarmed until it is loaded again (triggerctl rearm).
  */
 #define trigger_match(name, fmt, args...)                                     \
 	({                                                                    \

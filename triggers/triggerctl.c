@@ -8,6 +8,7 @@
  *   triggerctl arm NAME [key=value...]  load, attach and pin; stays armed
  *   triggerctl status [NAME]            armed triggers, matches, fire records
  *   triggerctl disarm NAME              detach and unpin
+ *   triggerctl rearm NAME               load it again with the same arguments
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,7 +30,8 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: triggerctl list | check | parse NAME [key=value ...] | "
-		"arm NAME [key=value ...] | status [NAME] | disarm NAME\n");
+		"arm NAME [key=value ...] | status [NAME] | disarm NAME | "
+		"rearm NAME\n");
 	return 2;
 }
 
@@ -120,7 +122,7 @@ static const char *refusal_reason(const struct trigger_state *s)
 	if (s->fire.action == FIRE_CRASH_KEXEC)
 		return "crash_kexec: no crash kernel loaded";
 	if (s->refused_ret == -EPERM)
-		return "EPERM: kernel.destructive_bpf_enabled is 0";
+		return "EPERM: kernel.destructive_bpf_enabled was switched off since it was armed";
 	if (s->refused_ret == -EBUSY)
 		return "EBUSY: this CPU is already panicking";
 	return strerror((int)-s->refused_ret);
@@ -147,7 +149,12 @@ static int show_one(const char *name)
 		       name, s.fire.trigger, (unsigned long long)s.fire.hits,
 		       s.fire.pid, s.fire.tgid, s.fire.comm, s.fire.cpu,
 		       action_name(s.fire.action), s.fire.detail);
-	if (s.refused)
+	if (s.refused && s.refused_ret == -EPERM &&
+	    s.fire.action != FIRE_CRASH_KEXEC)
+		printf("%s refused: the fire action came back %llu time(s), last with %lld (%s); it stays disarmed until it is loaded again (triggerctl rearm %s)\n",
+		       name, (unsigned long long)s.refused,
+		       (long long)s.refused_ret, refusal_reason(&s), name);
+	else if (s.refused)
 		printf("%s refused: the fire action came back %llu time(s), last with %lld (%s); it tries again on the next match\n",
 		       name, (unsigned long long)s.refused,
 		       (long long)s.refused_ret, refusal_reason(&s));
@@ -219,6 +226,40 @@ static int cmd_disarm(const char *name)
 	return 0;
 }
 
+/*
+ * Load an armed trigger again with the arguments it was armed with: the
+ * only way to re-arm one after kernel.destructive_bpf_enabled was switched
+ * off, which disarms every program loaded before for good.
+ */
+static int cmd_rearm(const char *name)
+{
+	char blob[ARGS_BLOB_LEN], *words[MAX_ARGS + 1];
+	int n = 0, err;
+
+	if (!trigger_find(name)) {
+		fprintf(stderr,
+			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
+			name);
+		return 2;
+	}
+	err = trigger_saved_args(name, blob, sizeof(blob));
+	if (err) {
+		fprintf(stderr, "triggerctl: rearm %s: %s\n", name,
+			err == -ENOENT ? "not armed" : strerror(-err));
+		return 1;
+	}
+	for (char *w = blob; *w && n < MAX_ARGS; w += strlen(w) + 1)
+		words[n++] = w;
+	words[n] = NULL;
+	err = trigger_disarm(name);
+	if (err) {
+		fprintf(stderr, "triggerctl: rearm %s: disarm: %s\n", name,
+			strerror(-err));
+		return 1;
+	}
+	return cmd_arm(name, n, words);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -235,5 +276,7 @@ int main(int argc, char **argv)
 		return cmd_status(argc == 3 ? argv[2] : NULL);
 	if (!strcmp(argv[1], "disarm") && argc == 3)
 		return cmd_disarm(argv[2]);
+	if (!strcmp(argv[1], "rearm") && argc == 3)
+		return cmd_rearm(argv[2]);
 	return usage();
 }

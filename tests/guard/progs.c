@@ -30,6 +30,12 @@
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R3 BPF_REG_3
+/* dst = map @fd: two slots */
+#define LD_MAP_FD(dst, fd)                                              \
+	INSN(BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0, fd), \
+		INSN(0, 0, 0, 0, 0)
 
 int msg_map_create(const char *msg)
 {
@@ -144,5 +150,32 @@ int load_crash_kexec_prog(char *log, size_t log_size)
 	};
 
 	return load(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "sys_enter", insns,
+		    sizeof(insns) / sizeof(insns[0]), 0, log, log_size);
+}
+
+int load_plain_prog(const struct prog_kind *kind, unsigned int prog_flags,
+		    char *log, size_t log_size)
+{
+	const struct bpf_insn insns[] = {
+		MOV64_IMM(R0, 0),
+		EXIT_INSN(),
+	};
+
+	return load(kind->type, kind->attach_type, kind->attach_to, insns,
+		    sizeof(insns) / sizeof(insns[0]), prog_flags | kind->flags,
+		    log, log_size);
+}
+
+int load_tail_call_prog(int prog_array_fd, char *log, size_t log_size)
+{
+	const struct bpf_insn insns[] = {
+		LD_MAP_FD(R2, prog_array_fd),
+		MOV64_IMM(R3, 0),
+		CALL_HELPER(BPF_FUNC_tail_call),
+		MOV64_IMM(R0, 0),
+		EXIT_INSN(),
+	};
+
+	return load(BPF_PROG_TYPE_RAW_TRACEPOINT, 0, NULL, insns,
 		    sizeof(insns) / sizeof(insns[0]), 0, log, log_size);
 }

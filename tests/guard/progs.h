@@ -51,4 +51,15 @@ int prog_test_run(int prog_fd, int *retval);
  */
 int load_crash_kexec_prog(char *log, size_t log_size);
 
+/* Load "r0 = 0; exit" as @kind with @prog_flags: what the flag alone is
+ * worth. Returns the program fd or -errno; log in @log.
+ */
+int load_plain_prog(const struct prog_kind *kind, unsigned int prog_flags,
+		    char *log, size_t log_size);
+
+/* Load a raw_tracepoint program without BPF_F_DESTRUCTIVE that tail-calls
+ * slot 0 of @prog_array_fd. Returns the program fd or -errno.
+ */
+int load_tail_call_prog(int prog_array_fd, char *log, size_t log_size);
+
 #endif

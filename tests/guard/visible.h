@@ -13,4 +13,7 @@
  */
 void check_visible(int msg_fd, char *log, size_t log_size);
 
+/* The value of "KEY:\t..." in FD's fdinfo, or "" */
+const char *fdinfo_value(int fd, const char *key);
+
 #endif
