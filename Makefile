@@ -105,11 +105,17 @@ $(BUILD)/guard-initramfs.cpio.gz: $(BUILD)/guard appliance/mkinitramfs.sh applia
 ST := $(KERNEL)/src/tools/testing/selftests/bpf
 SELFTEST := $(BUILD)/bpf-panic-selftest
 SELFTEST_JOBS := $(wildcard tests/selftest/jobs/*)
-selftest: $(BUILD)/selftest-initramfs.cpio.gz
 $(SELFTEST): tests/selftest/runner.c $(KERNEL_OK)
 	$(CC) -std=gnu11 -O2 -g -Wall -Werror -static -I$(ST) -I$(KERNEL)/src/tools/include \
 		-I$(KHDR) -I$(KERNEL)/src/tools/lib -I$(KERNEL)/src/tools/arch/x86/include -o $@ \
 		tests/selftest/runner.c $(ST)/prog_tests/bpf_panic.c $(ST)/cap_helpers.c -lbpf -lelf -lz
+# The kernel with the helper's call-time check removed (a test-only patch,
+# built incrementally over the kernel's tree in an overlay): the selftest
+# must fail on it (tests/24-selftest).
+SELFTEST_BROKEN := $(BUILD)/bzImage-no-call-time-check
+$(SELFTEST_BROKEN): tests/selftest/no-call-time-check.patch tests/selftest/build-variant.sh $(KERNEL_OK)
+	tests/selftest/build-variant.sh $(KERNEL) tests/selftest/no-call-time-check.patch $@
+selftest: $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN)
 $(BUILD)/selftest-initramfs.cpio.gz: $(SELFTEST) appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) \
 		$(SELFTEST_JOBS)
 	appliance/mkinitramfs.sh $@ $(SELFTEST)=/bin/bpf-panic-selftest \
@@ -492,7 +498,7 @@ CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 # campaign, which wants what a run needs)
 check: $(UNIT_TESTS) $(BPK) $(BPK_ASAN) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
 	tests/run-all.sh $(CHECK_TESTS)
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
+test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN) $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 

@@ -642,8 +642,8 @@ class Report:
                "dump": None, "dump_from": None, "agree": None}
         if self.drgn_ok or self.crash:
             out["dump"], out["dump_from"] = bpk_protocol.dump_cause(self.fire_record, self.evidence())
-            out["agree"] = out["dump"] == run
-            if not out["agree"]:
+            out["agree"] = causes_agree(run, out["dump"])
+            if out["agree"] is False:
                 self.disagree.append(cause_disagreement(run, out["dump"], out["dump_from"]))
         return out
 
@@ -679,6 +679,8 @@ class Report:
             self.out(f"      {c['dump_from']}")
             if c["agree"]:
                 self.out(f"   the run and the dump agree: {c['run']}")
+            elif c["agree"] is None:
+                self.out(f"   the console could not tell; the dump names the cause: {c['dump']}")
             else:
                 self.out(line_of(self.disagree_of("cause")))
         self.out()
@@ -1074,6 +1076,21 @@ def line_of(d):
             + (f" ({d['note']})" if d["note"] else ""))
 
 
+# Run-level causes that say the console could not tell why the kernel went
+# down (a panic in NMI context prints nothing before the capture kernel
+# boots: printk defers the console there). The dump is the first witness
+# then, not a contradiction.
+CONSOLE_COULD_NOT_TELL = ("kexec", "unknown")
+
+
+def causes_agree(run, dump):
+    """True if the dump says what the run said, None if the run could not
+    tell, False if they differ."""
+    if dump == run:
+        return True
+    return None if run in CONSOLE_COULD_NOT_TELL else False
+
+
 def cause_disagreement(run, dump, why):
     return {"what": "cause", "run": run, "dump": dump, "note": f"the dump's {why}" if why else None}
 
@@ -1213,8 +1230,8 @@ def refresh(run):
     cause.update(run=bpk_record.field(rec, "cause.run"), run_detail=bpk_record.field(rec, "cause.detail", ""))
     disagree = [d for d in doc.get("disagreements") or [] if d.get("what") != "cause"]
     if cause.get("dump") is not None:
-        cause["agree"] = cause["dump"] == cause["run"]
-        if not cause["agree"]:
+        cause["agree"] = causes_agree(cause["run"], cause["dump"])
+        if cause["agree"] is False:
             disagree.append(cause_disagreement(cause["run"], cause["dump"], cause.get("dump_from")))
     doc["cause"] = cause
     doc["disagreements"] = disagree

@@ -26,6 +26,7 @@
 #include "json_writer.h"
 #include "hostfs.h"
 #include "image.h"
+#include "fire.h"
 #include "params.h"
 #include "proc.h"
 #include "protocol.h"
@@ -84,7 +85,7 @@ static void usage_run(void)
 	       "  --crashkernel SIZE     the crash kernel's reservation (192M; Debian's 256M)\n"
 	       "  --no-reservation-check arm even below the capture kernel's need\n"
 	       "  --dry-run              arm with dry_run: count matches, no dump\n"
-	       "  --sysctl-off           leave kernel.destructive_bpf_enabled at 0\n"
+	       "  --sysctl-off           leave kernel.destructive_bpf_enabled at 0 (ours: nothing fires)\n"
 	       "  --no-panic-on-oops     an oops does not panic the guest\n"
 	       "  --panic-on-warn        a WARN() panics the guest\n"
 	       "  --no-report            collect only\n"
@@ -484,6 +485,17 @@ static void check_params(const struct run_opts *o)
 		argv[argc++] = "dry_run";
 	if (args_parse(t, argc, argv, &parsed, err, sizeof(err)))
 		usage_error("%s", err);
+	if (args_get(&parsed, "action")->num == FIRE_CRASH_KEXEC &&
+	    !t->kfunc_ok)
+		usage_error(
+			"action=crash_kexec: %s is not a tracing program, the kfunc cannot be called from it (it fires with bpf_panic)",
+			t->name);
+	/* only our kernel has the series */
+	if (args_get(&parsed, "action")->num == FIRE_BPF_PANIC &&
+	    strcmp(o->kernel, "ours"))
+		usage_error(
+			"action=bpf_panic: the %s kernel has no bpf_panic helper; action=crash_kexec fires there",
+			o->kernel);
 	free(argv);
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Guard tests a-g, j-m, booted: tests/guard/main.c runs as PID 1's job in the
 # patched guest and reports one RESULT line per check over a virtio port.
-# The check whose failure would panic the guest (j.rearm_needs_reload) runs
-# last: then the panic on the console and its missing result are the
-# failure.
+# The checks whose failure would panic or kexec the guest
+# (j.rearm_needs_reload, j.kfunc_rearm_needs_reload) run last: then the
+# crash on the console and their missing results are the failure.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,11 +22,12 @@ expected=(sysctl_default_off l.fdinfo_destructive m.load_warning l.fdinfo_not_de
 for k in socket_filter xdp syscall_prog iter fmod_ret lsm; do
 	expected+=("f.no_helper.$k" "f.flag_refused.$k")
 done
-expected+=(g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_destructive
+expected+=(g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_destructive g.crash_kexec_refused_switch_off
 	k.test_run_needs_cap_sys_boot k.attach_needs_cap_sys_boot k.link_needs_cap_sys_boot
 	k.prog_array_needs_cap_sys_boot k.inherited_fd_needs_cap_sys_boot
 	k.prog_array_with_cap_sys_boot k.tail_call_from_non_destructive_refused
-	j.disarm_returns_eperm j.rearm_needs_reload)
+	j.disarm_returns_eperm j.rearm_needs_reload j.kfunc_rearm_needs_reload
+	j.kfunc_armed_reaches_crash_kexec)
 
 rc=0
 boot_job "$initrd" guard-checks 180 || rc=$?

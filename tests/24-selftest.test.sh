@@ -37,3 +37,28 @@ boot_selftest() {
 
 boot_selftest safe selftest types caps disarm
 boot_selftest rearm selftest-rearm rearm
+
+# The same selftest must fail when the helper's call-time check is gone:
+# a kernel built with the test-only tests/selftest/no-call-time-check.patch
+# on top (make: tests/selftest/build-variant.sh). There disarm's test run
+# of a program loaded at 1 and switched off reaches panic(): its guest
+# panics with the selftest's own message, which is the failure, observed
+# here rather than on the CI machine. (Only disarm runs: what a guest
+# writes to its ports just before it panics may never reach the host.)
+broken=$build/bzImage-no-call-time-check
+ours=$(readlink -f "$build/kernel")/bzImage
+check selftest.broken.kernel_built "$(stat -L -c '%s bytes' "$broken" 2>/dev/null || echo "$broken missing: run make test")" \
+	test -s "$broken" -a -s "$ours"
+check selftest.broken.kernel_differs "cmp: $(cmp "$broken" "$ours" 2>&1 | head -1 || true)" \
+	test -s "$broken" -a -s "$ours" -a "$(cmp -s "$broken" "$ours" && echo same)" != same
+dir=$out/broken
+mkdir -p "$dir"
+rc=0
+"$bpk" boot --initrd "$initrd" --bzimage "$broken" --append "bpk.job=selftest-disarm" --timeout 180 --out "$dir" \
+	>"$dir/boot.log" 2>&1 || rc=$?
+line=$(grep -m1 -E '^RESULT (PASS|FAIL) bpf_panic/disarm$|^SELFTEST-DONE' "$dir/results.txt" 2>/dev/null || true)
+check selftest.broken.disarm_fails "${line:-disarm reported nothing and the runner never finished} (bpk boot exit $rc)" \
+	test -z "$line" -a -s "$dir/console.log"
+panic=$(grep -a -m1 'Kernel panic - not syncing' "$dir/console.log" 2>/dev/null | tr -d '\r' || true)
+check selftest.broken.panic_is_the_failure "${panic:-no panic line on the console}" \
+	grep -qE 'Kernel panic - not syncing: bpf_panic %s %n$' <<<"$panic"

@@ -93,11 +93,11 @@ if [[ -n $run ]]; then
 	check_field no_panic_on_oops.meta_off "$run" guest.panic_on_oops false
 fi
 
-# 3. crash_kexec (sysctl off): no panic line, the trigger is still named,
+# 3. crash_kexec (action=crash_kexec): no panic line, the trigger is still named,
 # and the fire is timed from the fire record
 rc=0
 "$bpk" --runs "$out/kexec" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--sysctl-off --timeout 240 >"$out/kexec.out" 2>&1 || rc=$?
+	action=crash_kexec --timeout 240 >"$out/kexec.out" 2>&1 || rc=$?
 succeeded crash_kexec kexec
 if [[ -n $run ]]; then
 	check_field crash_kexec.meta_cause_trigger "$run" cause.run trigger
@@ -111,7 +111,7 @@ fi
 # its panic is its own, not the trigger's
 rc=0
 "$bpk" --runs "$out/small" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--sysctl-off --crashkernel 40M --no-reservation-check --timeout 240 \
+	action=crash_kexec --crashkernel 40M --no-reservation-check --timeout 240 \
 	>"$out/small.out" 2>&1 || rc=$?
 err=$(grep 'error:' "$out/small.out" | tail -1 || true)
 run=$(filed_runs "$out/small" | tail -1)

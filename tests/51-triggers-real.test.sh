@@ -57,17 +57,18 @@ for name in "${names[@]}"; do
 	fi
 done
 
-# The fallback: sysctl off, so triggerctl check picks crash_kexec.
+# The kfunc path on our kernel: action=crash_kexec (a stock kernel's only
+# action), with the switch on.
 rc=0
 "$bpk" --runs "$out/fallback" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--workload triggers/examples/syscall_errno.sh --sysctl-off \
+	action=crash_kexec --workload triggers/examples/syscall_errno.sh \
 	>"$out/fallback.out" 2>&1 || rc=$?
 run=$(find "$out/fallback" -mindepth 1 -maxdepth 1 -type d -name '2*' | head -1)
 check fallback.run_succeeds "exit $rc: $(first "$out/fallback.out" 'error:|run filed')" \
 	test "$rc" = 0 -a -n "$run"
 if [[ -n $run && -r $run/report.txt ]]; then
-	check fallback.check_picked_kfunc "$(first "$run/guest.log" 'fire action')" \
-		grep -Eq 'fire action +crash_kexec' "$run/guest.log"
+	check fallback.armed_with_kfunc "$(first "$run/guest.log" '^armed ')" \
+		grep -Eq '^armed syscall_errno \(crash_kexec\) ' "$run/guest.log"
 	check fallback.record_action "$(first "$run/report.txt" '^ +action=')" \
 		grep -qx '   action=crash_kexec' "$run/report.txt"
 	# crash_kexec() does not panic: crash has no panic message to show
@@ -78,14 +79,27 @@ if [[ -n $run && -r $run/report.txt ]]; then
 else
 	fail fallback.report "no report: ${run:-no run filed under $out/fallback}"
 fi
+# a uprobe program cannot call the kfunc: refused before boot
 rc=0
 "$bpk" --runs "$out/fallback-uprobe" run uprobe target=/etc/bpk/workload:app_assert_failed \
-	--workload "$build/examples/uprobe" --sysctl-off \
+	action=crash_kexec --workload "$build/examples/uprobe" \
 	>"$out/fallback-uprobe.out" 2>&1 || rc=$?
 err=$(grep -m1 'error:' "$out/fallback-uprobe.out" || true)
 # an empty $err (no error line at all) must not pass
-if [[ $rc == 1 && $err == *"cannot fire with crash_kexec"* ]]; then
+if [[ $rc == 2 && $err == *"action=crash_kexec: uprobe is not a tracing program"* ]]; then
 	pass fallback.uprobe_refused "exit $rc: $err"
 else
-	fail fallback.uprobe_refused "exit $rc, want 1 and 'cannot fire with crash_kexec': ${err:-no error line}"
+	fail fallback.uprobe_refused "exit $rc, want 2 and 'action=crash_kexec: uprobe is not a tracing program': ${err:-no error line}"
+fi
+# One switch: with kernel.destructive_bpf_enabled left at 0, our kernel
+# refuses the kfunc as well as bpf_panic(), so nothing arms
+rc=0
+"$bpk" --runs "$out/switch-off" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	action=crash_kexec --sysctl-off --workload triggers/examples/syscall_errno.sh \
+	>"$out/switch-off.out" 2>&1 || rc=$?
+err=$(grep -m1 'error:' "$out/switch-off.out" || true)
+if [[ $rc == 1 && $err == *"action=crash_kexec: kernel.destructive_bpf_enabled is 0, and it governs every destructive call"* ]]; then
+	pass fallback.switch_off_refuses_kfunc "exit $rc: $err"
+else
+	fail fallback.switch_off_refuses_kfunc "exit $rc, want 1 and the switch named: ${err:-no error line}"
 fi

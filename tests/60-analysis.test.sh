@@ -150,7 +150,7 @@ else
 fi
 
 # --- hung_task, fired through crash_kexec
-run_one hung hung_task secs=2 comm=hanger --workload triggers/examples/hung_task.sh --sysctl-off
+run_one hung hung_task secs=2 comm=hanger action=crash_kexec --workload triggers/examples/hung_task.sh
 if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail hung.run "exit $rc: $(grep -m1 'error:' "$out/hung.out" || tail -1 "$out/hung.out")"
 else

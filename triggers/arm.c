@@ -19,6 +19,7 @@
 #include "fire.h"
 #include "loadfail.h"
 #include "names.h"
+#include "pinned.h"
 #include "sysctl.h"
 #include "tracefs.h"
 
@@ -523,7 +524,7 @@ static int pin_args(const struct arm_args *a, const char *dir, char *err,
 {
 	char blob[ARGS_BLOB_LEN] = { 0 }, pin[300];
 	size_t used = 0;
-	int fd, zero = 0, rc, n;
+	int rc, n;
 
 	for (int i = 0; i < a->n; i++) {
 		const struct arg_value *v = &a->vals[i];
@@ -544,17 +545,7 @@ static int pin_args(const struct arm_args *a, const char *dir, char *err,
 		used += n ? (size_t)n + 1 : 0;
 	}
 	snprintf(pin, sizeof(pin), "%s/args", dir);
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "args", sizeof(zero),
-			    sizeof(blob), 1, NULL);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot keep the arguments: %s", pin,
-			 strerror(-fd));
-		return -1;
-	}
-	rc = bpf_map_update_elem(fd, &zero, blob, BPF_ANY);
-	if (!rc)
-		rc = bpf_obj_pin(fd, pin);
-	close(fd);
+	rc = pinned_value_save(pin, "args", blob, sizeof(blob));
 	if (rc) {
 		snprintf(err, errlen, "%s: cannot keep the arguments: %s", pin,
 			 strerror(-rc));
@@ -566,17 +557,12 @@ static int pin_args(const struct arm_args *a, const char *dir, char *err,
 int trigger_saved_args(const char *name, char *blob, size_t len)
 {
 	char pin[300];
-	int fd, zero = 0, err = 0;
+	int err;
 
 	if (len < ARGS_BLOB_LEN)
 		return -EINVAL;
 	snprintf(pin, sizeof(pin), "%s/%s/args", PIN_ROOT, name);
-	fd = bpf_obj_get(pin);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &zero, blob))
-		err = -errno;
-	close(fd);
+	err = pinned_value_load(pin, blob);
 	blob[ARGS_BLOB_LEN - 1] = '\0';
 	return err;
 }
@@ -754,16 +740,9 @@ int trigger_disarm(const char *name)
 int trigger_read_state(const char *name, struct trigger_state *state)
 {
 	char path[300];
-	int fd, zero = 0, err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s/state", PIN_ROOT, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(fd, &zero, state))
-		err = -errno;
-	close(fd);
-	return err;
+	return pinned_value_load(path, state);
 }
 
 /* Number of keys in the pinned map at @path, or -errno. */

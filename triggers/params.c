@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/types.h>
 
+#include "fire.h"
 #include "names.h"
 #include "params.h"
 
@@ -26,6 +28,8 @@ const char *param_type_name(enum param_type type)
 		return "errno";
 	case PT_SIGNAL:
 		return "signal";
+	case PT_ACTION:
+		return "action";
 	case PT_SYMBOL:
 		return "symbol";
 	}
@@ -133,6 +137,22 @@ static int convert(const struct param_def *def, const char *text,
 		snprintf(
 			err, errlen,
 			"%s=%s: unknown errno (a name like ENOSPC, a number, or any)",
+			def->key, text);
+		return -1;
+	case PT_ACTION:
+		if (!strcmp(text, "auto"))
+			return 0;
+		if (!strcmp(text, "bpf_panic")) {
+			v->num = FIRE_BPF_PANIC;
+			return 0;
+		}
+		if (!strcmp(text, "crash_kexec")) {
+			v->num = FIRE_CRASH_KEXEC;
+			return 0;
+		}
+		snprintf(
+			err, errlen,
+			"%s=%s: not a fire action (auto, bpf_panic or crash_kexec)",
 			def->key, text);
 		return -1;
 	case PT_SIGNAL:

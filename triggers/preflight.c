@@ -70,12 +70,37 @@ void preflight_probe(struct preflight *p)
 	p->cap_sys_boot = cap_effective(CAP_SYS_BOOT);
 	p->cap_bpf = cap_effective(CAP_BPF) || cap_effective(CAP_SYS_ADMIN);
 	probe_btf(p);
-	if (p->btf_panic && p->sysctl_on && p->cap_sys_boot)
+	if (preflight_action_usable(p, FIRE_BPF_PANIC, NULL, 0))
 		p->action = FIRE_BPF_PANIC;
-	else if (p->btf_crash_kexec && p->cap_sys_boot)
+	else if (preflight_action_usable(p, FIRE_CRASH_KEXEC, NULL, 0))
 		p->action = FIRE_CRASH_KEXEC;
 	else
 		p->action = FIRE_NONE;
+}
+
+/*
+ * On a kernel with the series, kernel.destructive_bpf_enabled governs the
+ * crash_kexec kfunc as well as bpf_panic(): off, neither loads. A stock
+ * kernel gates the kfunc by CAP_SYS_BOOT alone.
+ */
+int preflight_action_usable(const struct preflight *p, unsigned int action,
+			    char *why, size_t len)
+{
+	const char *no = NULL;
+
+	if (!p->cap_sys_boot)
+		no = "CAP_SYS_BOOT is missing";
+	else if (action == FIRE_BPF_PANIC && !p->btf_panic)
+		no = "this kernel has no bpf_panic helper";
+	else if (action == FIRE_CRASH_KEXEC && !p->btf_crash_kexec)
+		no = "this kernel has no crash_kexec kfunc";
+	else if (action != FIRE_BPF_PANIC && action != FIRE_CRASH_KEXEC)
+		no = "not a fire action";
+	else if (p->has_series && !p->sysctl_on)
+		no = "kernel.destructive_bpf_enabled is 0, and it governs every destructive call";
+	if (no && why)
+		snprintf(why, len, "%s", no);
+	return !no;
 }
 
 const char *action_name(unsigned int action)
@@ -114,9 +139,11 @@ int preflight_report(const struct preflight *p)
 		line(p->sysctl_on, "destructive sysctl",
 		     p->sysctl_on ?
 			     "kernel.destructive_bpf_enabled = 1" :
-			     "kernel.destructive_bpf_enabled = 0: bpf_panic unavailable");
+			     "kernel.destructive_bpf_enabled = 0: bpf_panic and crash_kexec unavailable");
 	line(p->btf_crash_kexec, "crash_kexec kfunc",
-	     p->btf_crash_kexec ? "in this kernel" : "not in this kernel");
+	     !p->btf_crash_kexec ? "not in this kernel" :
+	     p->has_series ? "in this kernel, under the destructive sysctl" :
+			     "in this kernel");
 	line(p->action != FIRE_NONE, "fire action", action_name(p->action));
 	return p->crash_loaded && p->cap_bpf && p->action != FIRE_NONE ? 0 : 1;
 }

@@ -3,6 +3,8 @@
 #ifndef BPK_PREFLIGHT_H
 #define BPK_PREFLIGHT_H
 
+#include <stddef.h>
+
 struct preflight {
 	int crash_loaded; /* /sys/kernel/kexec_crash_loaded == 1 */
 	int has_series; /* kernel.destructive_bpf_enabled exists */
@@ -14,6 +16,9 @@ struct preflight {
 };
 
 void preflight_probe(struct preflight *p);
+/* Can @action fire here? 1, or 0 with the reason in @why (if not NULL). */
+int preflight_action_usable(const struct preflight *p, unsigned int action,
+			    char *why, size_t len);
 /* Print one line per check; returns 0 when a trigger could fire into a
  * loaded crash kernel.
  */

@@ -6,6 +6,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
+#include "pinned.h"
 #include "sysctl.h"
 
 static int read_value(const char *path, char *buf, size_t len)
@@ -41,7 +42,7 @@ int sysctl_save_and_set(const char *path, const char *value, const char *dir,
 			char *err, size_t errlen)
 {
 	char old[SYSCTL_VALUE_LEN] = "", pin[512];
-	int fd, zero = 0, rc;
+	int rc;
 
 	rc = read_value(path, old, sizeof(old));
 	if (rc) {
@@ -50,17 +51,7 @@ int sysctl_save_and_set(const char *path, const char *value, const char *dir,
 		return -1;
 	}
 	snprintf(pin, sizeof(pin), "%s/%s", dir, SYSCTL_SAVED_PIN);
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sysctl_saved", sizeof(zero),
-			    sizeof(old), 1, NULL);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot keep %s's value: %s", path,
-			 strerror(-fd));
-		return -1;
-	}
-	rc = bpf_map_update_elem(fd, &zero, old, BPF_ANY);
-	if (!rc)
-		rc = bpf_obj_pin(fd, pin);
-	close(fd);
+	rc = pinned_value_save(pin, "sysctl_saved", old, sizeof(old));
 	if (rc) {
 		snprintf(err, errlen, "%s: cannot keep %s's value: %s", pin,
 			 path, strerror(-rc));
@@ -79,14 +70,10 @@ int sysctl_save_and_set(const char *path, const char *value, const char *dir,
 int sysctl_saved(const char *dir, char *buf, size_t len)
 {
 	char pin[512], val[SYSCTL_VALUE_LEN];
-	int fd, zero = 0, rc;
+	int rc;
 
 	snprintf(pin, sizeof(pin), "%s/%s", dir, SYSCTL_SAVED_PIN);
-	fd = bpf_obj_get(pin);
-	if (fd < 0)
-		return -errno;
-	rc = bpf_map_lookup_elem(fd, &zero, val);
-	close(fd);
+	rc = pinned_value_load(pin, val);
 	if (rc)
 		return rc;
 	val[sizeof(val) - 1] = '\0';

@@ -49,6 +49,10 @@ const struct param_def common_params[] = {
 	{ "count", PT_COUNT, "cfg_count", "1", "fire on the Nth match", 0 },
 	{ "dry_run", PT_FLAG, NULL, "0", "record and count matches, never fire",
 	  0 },
+	/* the loader's own: it chooses the program's cfg_action */
+	{ "action", PT_ACTION, NULL, "auto",
+	  "fire with bpf_panic, crash_kexec (the kfunc) or auto (bpf_panic where the kernel has it)",
+	  0 },
 	END_PARAMS,
 };
 

@@ -19,6 +19,7 @@ enum param_type {
 	PT_ERRNO, /* errno name or number; "any" = 0 */
 	PT_SIGNAL, /* signal name (SIGSEGV or SEGV) or number; "any" = 0 */
 	PT_SYMBOL, /* an attach target: function, /binary:symbol, category:name */
+	PT_ACTION, /* the fire action: auto (0), bpf_panic or crash_kexec (FIRE_*) */
 };
 
 struct param_def {

@@ -97,6 +97,16 @@ static int cmd_arm(const char *name, int argc, char **argv)
 			"(a panic would lose the evidence; kexec -p first, or dry_run)\n",
 			name);
 		return 1;
+	} else if (args_get(&a, "action")->num) {
+		char why[256];
+
+		action = (unsigned int)args_get(&a, "action")->num;
+		if (!preflight_action_usable(&p, action, why, sizeof(why))) {
+			fprintf(stderr,
+				"triggerctl: refusing to arm %s with action=%s: %s (triggerctl check)\n",
+				name, action_name(action), why);
+			return 1;
+		}
 	} else if (p.action == FIRE_NONE) {
 		fprintf(stderr,
 			"triggerctl: refusing to arm %s: no fire action available "
@@ -120,7 +130,7 @@ static int cmd_arm(const char *name, int argc, char **argv)
 static const char *refusal_reason(const struct trigger_state *s)
 {
 	if (s->fire.action == FIRE_CRASH_KEXEC)
-		return "crash_kexec: no crash kernel loaded";
+		return "crash_kexec returned: no crash kernel loaded, or kernel.destructive_bpf_enabled was switched off since it was armed";
 	if (s->refused_ret == -EPERM)
 		return "EPERM: kernel.destructive_bpf_enabled was switched off since it was armed";
 	if (s->refused_ret == -EBUSY)

@@ -68,6 +68,7 @@ one_line bad_input.param_tracepoint "tp=sched_switch: not category:name" "$tc" p
 one_line bad_input.param_func_name "func=do;reboot: not a kernel function name" "$tc" parse func_entry "func=do;reboot"
 one_line bad_input.param_missing_required "trigger func_entry needs func=" "$tc" parse func_entry
 one_line bad_input.param_given_twice "errno: given twice" "$tc" parse syscall_errno syscall=openat errno=EIO errno=EAGAIN
+one_line bad_input.param_action_unknown "action=panic: not a fire action (auto, bpf_panic or crash_kexec)" "$tc" parse proc_exit action=panic
 one_line bad_input.param_needs_value "syscall: needs a value" "$tc" parse syscall_errno syscall
 # a trigger's name, never a path (disarm empties the directory it names)
 one_line bad_input.disarm_not_a_trigger "unknown trigger '../../tmp'" "$tc" disarm ../../tmp

@@ -77,6 +77,9 @@ bad2 missing_workload "/nonexistent/wl: no such readable file" --runs "$runs" ru
 # the trigger table's parser, the one triggerctl arms with
 bad2 unknown_parameter "colour: unknown parameter of trigger syscall_errno" --runs "$runs" run syscall_errno syscall=openat colour=red --quiet
 bad2 option_without_value "--timeout needs a value" --runs "$runs" run syscall_errno --timeout
+bad2 bad_action "action=panic: not a fire action (auto, bpf_panic or crash_kexec)" --runs "$runs" run syscall_errno syscall=openat action=panic
+bad2 kfunc_needs_tracing_program "action=crash_kexec: uprobe is not a tracing program" --runs "$runs" run uprobe target=/bin/true:main action=crash_kexec
+bad2 debian_has_no_helper "action=bpf_panic: the debian kernel has no bpf_panic helper" --runs "$runs" run syscall_errno syscall=openat action=bpf_panic --kernel debian
 bad2 show_no_run "no RUN given" --runs "$runs" show
 bad2 last_without_runs "RUN 'last': no runs" --runs "$runs" show last
 bad2 list_unknown_trigger "unknown trigger 'nosuch'" --runs "$runs" list nosuch
@@ -128,7 +131,7 @@ names=$("$bpk" list --names 2>&1 | tr '\n' ' ' || true)
 want=$("$build/triggers/triggerctl" list | sed -n 's/^\([a-z_0-9]*\): .*/\1/p' | tr '\n' ' ')
 check list.names "${names:-nothing}" test -n "$want" -a "$names" = "$want"
 params=$("$bpk" list --params syscall_errno 2>&1 | tr '\n' ' ' || true)
-check list.params "${params:-nothing}" test "$params" = "syscall errno comm pid count dry_run "
+check list.params "${params:-nothing}" test "$params" = "syscall errno comm pid count dry_run action "
 one=$("$bpk" list uprobe 2>&1 || true)
 check_has list.one_trigger "$(head -3 <<<"$one" | tr '\n' '|')" "example: triggerctl arm uprobe target=/etc/bpk/workload:app_assert_failed"
 
@@ -165,7 +168,7 @@ got=$(complete_words bpk run sys)
 check completion.trigger_names "bpk run sys<TAB>: ${got:-nothing}" test "$got" = "syscall_errno syscall_slow "
 got=$(complete_words bpk run syscall_errno syscall=openat '')
 check completion.parameters "bpk run syscall_errno syscall=openat <TAB>: ${got:-nothing}" \
-	test "$got" = "comm= count= dry_run= errno= pid= syscall= "
+	test "$got" = "action= comm= count= dry_run= errno= pid= syscall= "
 got=$(complete_words bpk run func_entry --work)
 check completion.options "bpk run func_entry --work<TAB>: ${got:-nothing}" test "$got" = "--workload "
 got=$(complete_words bpk --runs "$fx" show 2099)

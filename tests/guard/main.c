@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kprobe.h"
 #include "privs.h"
 #include "progs.h"
 #include "race.h"
@@ -324,6 +325,45 @@ static void check_other_prog_types(void)
 	}
 }
 
+static int load_panic_ret(void)
+{
+	return load_panic_ret_prog(msg_fd, vlog, sizeof(vlog));
+}
+
+static int load_crash_kexec(void)
+{
+	return load_crash_kexec_prog(vlog, sizeof(vlog));
+}
+
+/*
+ * A program loaded with @load while the sysctl is 1, then each value of
+ * @then written to it: the fd, or -1 after a FAIL result for @id.
+ */
+static int load_armed_then(const char *id, int (*load)(void),
+			   const char *const *then)
+{
+	int fd;
+
+	if (set_sysctl("1")) {
+		result(0, id, "cannot enable the sysctl");
+		return -1;
+	}
+	fd = load();
+	if (fd < 0) {
+		result(0, id, "load with sysctl=1 -> %s, log: %s",
+		       strerror(-fd), vlog);
+		return -1;
+	}
+	for (; *then; then++) {
+		if (set_sysctl(*then)) {
+			result(0, id, "cannot write %s to the sysctl", *then);
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
 /*
  * The switch disarms: a program loaded while the sysctl was 1 calls
  * bpf_panic() after it was set to 0 and gets -EPERM back, no panic.
@@ -332,24 +372,13 @@ static void check_other_prog_types(void)
 static void check_disarm(void)
 {
 	const char *id = "j.disarm_returns_eperm";
+	/* never run it with the sysctl at 1: that would panic the guest */
+	const char *const off[] = { "0", NULL };
 	int fd, err, ret = 0;
 
-	if (set_sysctl("1")) {
-		result(0, id, "cannot enable the sysctl");
+	fd = load_armed_then(id, load_panic_ret, off);
+	if (fd < 0)
 		return;
-	}
-	fd = load_panic_ret_prog(msg_fd, vlog, sizeof(vlog));
-	if (fd < 0) {
-		result(0, id, "load with sysctl=1 -> %s, log: %s",
-		       strerror(-fd), vlog);
-		return;
-	}
-	/* never run it with the sysctl at 1: that would panic the guest */
-	if (set_sysctl("0")) {
-		result(0, id, "cannot disable the sysctl");
-		close(fd);
-		return;
-	}
 	err = prog_test_run(fd, &ret);
 	result(!err && ret == -EPERM, id,
 	       "loaded at sysctl=1, run at sysctl=0 -> %s, bpf_panic() returned %d (want %d, -EPERM)",
@@ -379,20 +408,32 @@ static void check_crash_kexec_kfunc(void)
 	       *log_line("CAP_SYS_BOOT") ? log_line("CAP_SYS_BOOT") : vlog);
 	close_fd(fd);
 
-	/* With the capability it loads, sysctl off: the kfunc keeps
-	 * upstream's rule (CAP_SYS_BOOT alone), and the refusal above was the
-	 * capability's. It is destructive for whoever makes it run.
+	/* With the capability and the switch on it loads, destructive for
+	 * whoever makes it run
+	 */
+	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
+	result(fd >= 0 && !strcmp(fdinfo_value(fd, "destructive"), "1"),
+	       "g.crash_kexec_loads_destructive",
+	       "kfunc load with CAP_SYS_BOOT, sysctl=1 -> %s, fdinfo destructive: %s",
+	       fd >= 0 ? "loaded" : strerror(-fd),
+	       fd >= 0 ? fdinfo_value(fd, "destructive") : vlog);
+	close_fd(fd);
+
+	/* One switch: off, the kfunc does not load either (upstream gates
+	 * it by CAP_SYS_BOOT alone)
 	 */
 	if (set_sysctl("0")) {
 		result(0, "g.crash_kexec", "cannot reset the sysctl");
 		return;
 	}
 	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
-	result(fd >= 0 && !strcmp(fdinfo_value(fd, "destructive"), "1"),
-	       "g.crash_kexec_loads_destructive",
-	       "kfunc load with CAP_SYS_BOOT, sysctl=0 -> %s, fdinfo destructive: %s",
+	result(fd == -EPERM &&
+		       *log_line(
+			       "destructive kfunc crash_kexec is disabled: kernel.destructive_bpf_enabled is 0"),
+	       "g.crash_kexec_refused_switch_off",
+	       "kfunc load with CAP_SYS_BOOT, sysctl=0 -> %s (want EPERM), log: \"%s\"",
 	       fd >= 0 ? "loaded" : strerror(-fd),
-	       fd >= 0 ? fdinfo_value(fd, "destructive") : vlog);
+	       *log_line("crash_kexec") ? log_line("crash_kexec") : vlog);
 	close_fd(fd);
 }
 
@@ -404,23 +445,12 @@ static void check_crash_kexec_kfunc(void)
 static void check_rearm_needs_reload(void)
 {
 	const char *id = "j.rearm_needs_reload";
+	const char *const off_on[] = { "0", "1", NULL };
 	int fd, err, ret = 0;
 
-	if (set_sysctl("1")) {
-		result(0, id, "cannot enable the sysctl");
+	fd = load_armed_then(id, load_panic_ret, off_on);
+	if (fd < 0)
 		return;
-	}
-	fd = load_panic_ret_prog(msg_fd, vlog, sizeof(vlog));
-	if (fd < 0) {
-		result(0, id, "load with sysctl=1 -> %s, log: %s",
-		       strerror(-fd), vlog);
-		return;
-	}
-	if (set_sysctl("0") || set_sysctl("1")) {
-		result(0, id, "cannot switch the sysctl off and on");
-		close(fd);
-		return;
-	}
 	printf("guard: loaded at 1, switched 0 then 1: test-running it\n");
 	fflush(stdout);
 	err = prog_test_run(fd, &ret);
@@ -429,6 +459,85 @@ static void check_rearm_needs_reload(void)
 	       err ? strerror(-err) : "ran", ret, -EPERM);
 	close(fd);
 	set_sysctl("0");
+}
+
+#define KPROBE_EVENT "guard_crash_kexec"
+
+/*
+ * A crash_kexec kfunc program loaded with @then written to the sysctl
+ * after the load, attached to sys_enter for a few syscalls: how many
+ * times they reached crash_kexec() (a kprobe event counts them; the guard
+ * guest has no crash kernel loaded, so crash_kexec() returns), or -1
+ * after a FAIL result for @id.
+ */
+static long kfunc_reaches_crash_kexec(const char *id, const char *const *then)
+{
+	long before, after;
+	int fd, link, err;
+
+	err = kprobe_count_start(KPROBE_EVENT, "crash_kexec");
+	if (err) {
+		result(0, id, "kprobe event on crash_kexec: %s",
+		       strerror(-err));
+		return -1;
+	}
+	fd = load_armed_then(id, load_crash_kexec, then);
+	if (fd < 0) {
+		kprobe_count_stop(KPROBE_EVENT);
+		return -1;
+	}
+	before = kprobe_count(KPROBE_EVENT);
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0) {
+		result(0, id, "attach to sys_enter -> %s", strerror(errno));
+		close(fd);
+		kprobe_count_stop(KPROBE_EVENT);
+		return -1;
+	}
+	/* syscalls, each a call of the kfunc */
+	getppid();
+	getpid();
+	close(link);
+	close(fd);
+	after = kprobe_count(KPROBE_EVENT);
+	kprobe_count_stop(KPROBE_EVENT);
+	set_sysctl("0");
+	if (before < 0 || after < 0) {
+		result(0, id, "kprobe_profile: %s",
+		       strerror((int)-(before < 0 ? before : after)));
+		return -1;
+	}
+	return after - before;
+}
+
+/* The same for the crash_kexec kfunc: loaded at 1, switched 0 then 1,
+ * attached; the next syscalls call it and must not reach crash_kexec().
+ * With a crash kernel loaded a regression would kexec the guest; here
+ * the count shows it.
+ */
+static void check_kfunc_rearm_needs_reload(void)
+{
+	const char *id = "j.kfunc_rearm_needs_reload";
+	const char *const off_on[] = { "0", "1", NULL };
+	long calls = kfunc_reaches_crash_kexec(id, off_on);
+
+	if (calls >= 0)
+		result(calls == 0, id,
+		       "loaded at 1, switched 0 then 1, attached: %ld calls reached crash_kexec() (want 0)",
+		       calls);
+}
+
+/* ... and the count is real: armed, the same program reaches it */
+static void check_kfunc_armed_reaches_crash_kexec(void)
+{
+	const char *id = "j.kfunc_armed_reaches_crash_kexec";
+	const char *const stay_on[] = { NULL };
+	long calls = kfunc_reaches_crash_kexec(id, stay_on);
+
+	if (calls >= 0)
+		result(calls > 0, id,
+		       "loaded at 1 and left on, attached: %ld calls reached crash_kexec() (want some)",
+		       calls);
 }
 
 static int run_checks(void)
@@ -463,8 +572,10 @@ static int run_checks(void)
 	check_crash_kexec_kfunc();
 	check_use_gates(msg_fd, vlog, sizeof(vlog));
 	check_disarm();
-	/* last: it would panic the guest were its guard missing */
+	/* last: they would panic or kexec the guest were the guard missing */
 	check_rearm_needs_reload();
+	check_kfunc_rearm_needs_reload();
+	check_kfunc_armed_reaches_crash_kexec();
 	close(msg_fd);
 	set_sysctl("0");
 	printf("GUARD-DONE %d\n", checks_run);
