@@ -477,6 +477,7 @@ static void check_params(const struct run_opts *o)
 	struct arm_args parsed;
 	char err[ERRLEN];
 	char **argv = xcalloc((size_t)o->targs.n + 2, sizeof(*argv));
+	long long action;
 	int argc = 0;
 
 	for (int i = 0; i < o->targs.n; i++)
@@ -485,14 +486,13 @@ static void check_params(const struct run_opts *o)
 		argv[argc++] = "dry_run";
 	if (args_parse(t, argc, argv, &parsed, err, sizeof(err)))
 		usage_error("%s", err);
-	if (args_get(&parsed, "action")->num == FIRE_CRASH_KEXEC &&
-	    !t->kfunc_ok)
+	action = args_get(&parsed, "action")->num;
+	if (action == FIRE_CRASH_KEXEC && !t->kfunc_ok)
 		usage_error(
 			"action=crash_kexec: %s is not a tracing program, the kfunc cannot be called from it (it fires with bpf_panic)",
 			t->name);
 	/* only our kernel has the series */
-	if (args_get(&parsed, "action")->num == FIRE_BPF_PANIC &&
-	    strcmp(o->kernel, "ours"))
+	if (action == FIRE_BPF_PANIC && strcmp(o->kernel, "ours"))
 		usage_error(
 			"action=bpf_panic: the %s kernel has no bpf_panic helper; action=crash_kexec fires there",
 			o->kernel);

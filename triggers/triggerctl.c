@@ -49,18 +49,26 @@ static int cmd_check(void)
 	return preflight_report(&p);
 }
 
-/* Find trigger @name and check its arguments; 0, or 2 after a message. */
-static int parse(const char *name, int argc, char **argv, struct arm_args *a)
+/* The table's trigger @name, or NULL after saying it is unknown. */
+static const struct trigger_def *known_trigger(const char *name)
 {
 	const struct trigger_def *t = trigger_find(name);
-	char err[ERRLEN];
 
-	if (!t) {
+	if (!t)
 		fprintf(stderr,
 			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
 			name);
+	return t;
+}
+
+/* Find trigger @name and check its arguments; 0, or 2 after a message. */
+static int parse(const char *name, int argc, char **argv, struct arm_args *a)
+{
+	const struct trigger_def *t = known_trigger(name);
+	char err[ERRLEN];
+
+	if (!t)
 		return 2;
-	}
 	if (args_parse(t, argc, argv, a, err, sizeof(err))) {
 		fprintf(stderr, "triggerctl: %s\n", err);
 		return 2;
@@ -185,12 +193,8 @@ static int cmd_status(const char *only)
 	DIR *d;
 	int rc = 0, n = 0;
 
-	if (only && !trigger_find(only)) {
-		fprintf(stderr,
-			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
-			only);
+	if (only && !known_trigger(only))
 		return 2;
-	}
 	if (only)
 		return show_one(only);
 	d = opendir(PIN_ROOT);
@@ -220,12 +224,8 @@ static int cmd_disarm(const char *name)
 	int err;
 
 	/* a trigger's name, never a path: disarm empties a directory */
-	if (!trigger_find(name)) {
-		fprintf(stderr,
-			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
-			name);
+	if (!known_trigger(name))
 		return 2;
-	}
 	err = trigger_disarm(name);
 	if (err) {
 		fprintf(stderr, "triggerctl: disarm %s: %s\n", name,
@@ -246,12 +246,8 @@ static int cmd_rearm(const char *name)
 	char blob[ARGS_BLOB_LEN], *words[MAX_ARGS + 1];
 	int n = 0, err;
 
-	if (!trigger_find(name)) {
-		fprintf(stderr,
-			"triggerctl: unknown trigger '%s' (triggerctl list)\n",
-			name);
+	if (!known_trigger(name))
 		return 2;
-	}
 	err = trigger_saved_args(name, blob, sizeof(blob));
 	if (err) {
 		fprintf(stderr, "triggerctl: rearm %s: %s\n", name,
