@@ -23,6 +23,9 @@ DEB_PKGS := linux-source-6.1 kexec-tools makedumpfile crash libbpf-dev bpftool \
 # campaigns run their attempts through GNU parallel (rsync: its --sshlogin
 # file transfers)
 DEB_PKGS += parallel rsync
+# the analysis toolbox: a root with current crash and drgn (mmdebstrap),
+# run unprivileged (bubblewrap)
+DEB_PKGS += mmdebstrap bubblewrap
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
@@ -54,6 +57,13 @@ help:
 	@echo 'make clean | distclean   remove build/ (distclean: the kernel cache too)'
 	@echo 'bpk --help and man bpk (build/bpk.1) describe the command itself.'
 all: kernel guard selftest appliance triggers examples host-tools bpk
+
+# The analysis toolbox (analysis/toolbox.sh): made once into the cache, then
+# only checked against its manifest (a tenth of a second). When it cannot be
+# made here, runs still report with Debian 12's crash and drgn, and say why.
+.PHONY: toolbox
+toolbox: $(BUILD)/deps.ok
+	analysis/toolbox.sh root >/dev/null || echo "make: no analysis toolbox (the reason above): reports use Debian 12's crash and drgn" >&2
 
 deps: $(BUILD)/deps.ok
 $(BUILD)/deps.ok: Makefile lib/install-deps.sh
@@ -396,7 +406,7 @@ FIELD_RUN_ARGS = $(if $(filter-out ours,$(RUN_KERNEL)),--kernel "$(RUN_KERNEL)")
 	$(if $(SHARE_RW),--share-rw "$(SHARE_RW)")
 RUNS ?= runs
 .PHONY: demo run crash drgn
-demo: $(RUN_DEPS)
+demo: $(RUN_DEPS) toolbox
 	$(BPK) --runs "$(RUNS)" run $(DEMO_TRIGGER) $(DEMO_ARGS) --workload triggers/examples/syscall_errno.sh \
 		--timeout 300 --no-build --crash $(FIELD_RUN_ARGS)
 
@@ -498,7 +508,7 @@ CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 # campaign, which wants what a run needs)
 check: $(UNIT_TESTS) $(BPK) $(BPK_ASAN) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
 	tests/run-all.sh $(CHECK_TESTS)
-test: $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN) $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
+test: toolbox $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN) $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 

@@ -2,12 +2,12 @@
 """The project's drgn helpers: what the report's drgn part and `make drgn`
 read out of a vmcore.
 
-Written for Debian 12's python3-drgn 0.0.22 on our 6.1 kernel. Every reader
-returns plain Python data (dicts, lists, str, int) so that the report can
-put it into JSON as it is; the interactive helpers print it.
-
-drgn 0.0.22 has no maple-tree helpers, so nothing here walks VMAs: the
-memory summary uses the mm's own counters only (see NOT_SHOWN).
+Written for the toolbox's current drgn (bpk_analyzers.py) and for Debian
+12's python3-drgn 0.0.22, the fallback: where a helper is newer than 0.0.22
+(for_each_vma: 0.0.25) it is used when present, and what the older drgn
+cannot show is said (not_shown), not guessed. Every reader returns plain
+Python data (dicts, lists, str, int) so that the report can put it into
+JSON as it is; the interactive helpers print it.
 """
 
 import glob
@@ -31,21 +31,31 @@ from drgn.helpers.linux.pid import for_each_task
 from drgn.helpers.linux.printk import get_printk_records
 from drgn.helpers.linux.sched import idle_task, task_cpu, task_state_to_char
 
+try:  # drgn 0.0.25 and later
+    from drgn.helpers.linux.mm import for_each_vma as _for_each_vma
+except ImportError:
+    _for_each_vma = None
+
 PF_KTHREAD = 0x00200000  # include/linux/sched.h
 LOG_KERN = 0  # syslog(3)'s facility of the kernel's own messages
 
-# What the drgn part cannot show on 6.1 with drgn 0.0.22, and why: printed
-# in the report and put into report.json as it is.
+# What the drgn part cannot show, and why: printed in the report and put
+# into report.json as it is (not_shown() adds what this drgn lacks).
 NOT_SHOWN = [
-    "VMAs and memory maps (/proc/PID/maps): 6.1 keeps them in a maple tree"
-    " (mm->mm_mt) and drgn 0.0.22 has no maple-tree helpers; the memory"
-    " summary is the mm's own counters (total_vm, map_count, rss)",
     "user-space stacks: the dump is taken with makedumpfile -d 31, which"
     " drops user pages",
     "what is behind a pipe or socket: open files show their path, or"
     " pipe:[inode] / socket:[inode]; the other end and socket state are"
     " not decoded",
 ]
+NO_VMA_HELPER = (f"VMAs (memory maps, /proc/PID/maps): 6.1 keeps them in a maple tree"
+                 f" (mm->mm_mt) and drgn {drgn.__version__} has no for_each_vma (drgn 0.0.25);"
+                 f" the memory summary is the mm's own counters (total_vm, map_count, rss)")
+
+
+def not_shown():
+    return ([] if _for_each_vma else [NO_VMA_HELPER]) + NOT_SHOWN
+
 
 # The fire record's constants (its magic, the action names) are read from
 # triggers/fire.h: the one place that defines them. Its layout is not: drgn
@@ -584,6 +594,28 @@ def processes(prog, max_files=16):
     return out
 
 
+VM_FLAGS = ((0x1, "r"), (0x2, "w"), (0x4, "x"))
+VM_SHARED = 0x8
+
+
+def vmas(prog, task):
+    """The memory map of TASK as /proc/PID/maps shows it: [{"start", "end",
+    "perms" ("rwxp"), "pgoff", "file"}]; [] for a kernel thread (no mm).
+    None when this drgn has no VMA walker (not_shown() says so)."""
+    if _for_each_vma is None:
+        return None
+    if not task.mm:
+        return []
+    out = []
+    for v in _for_each_vma(task.mm):
+        flags = v.vm_flags.value_()
+        perms = "".join(c if flags & bit else "-" for bit, c in VM_FLAGS) + ("s" if flags & VM_SHARED else "p")
+        out.append({"start": v.vm_start.value_(), "end": v.vm_end.value_(), "perms": perms,
+                    "pgoff": v.vm_pgoff.value_() * prog["PAGE_SIZE"].value_(),
+                    "file": file_name(v.vm_file) if v.vm_file else None})
+    return out
+
+
 def file_name(f):
     """A struct file's path; a pipe or socket as pipe:[ino] / socket:[ino]
     as /proc shows it (drgn's d_path gives only "[pipefs]": it does not
@@ -673,6 +705,13 @@ def collect(prog, consts, stack_pids=()):
         return out
     section("tasks", task_list)
     section("processes", lambda: processes(prog))
-    facts["not_shown"] = NOT_SHOWN
+
+    def crashed_vmas():
+        t = crashed_task(prog)
+        maps = vmas(prog, t)
+        return None if maps is None else {"pid": t.pid.value_(), "comm": text(t.comm),
+                                          "kthread": not t.mm, "list": maps}
+    section("vmas", crashed_vmas)
+    facts["not_shown"] = not_shown()
     facts["section_s"] = timings
     return facts

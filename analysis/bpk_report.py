@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 
+import bpk_analyzers
 import bpk_protocol
 import bpk_record
 from bpk_text import format_frame
@@ -51,8 +52,13 @@ CRASH_COMMANDS = [
     ("sys", "sys"), ("bt", "bt"), ("log", "log"), ("bpf", "bpf"),
     ("maps", "bpf -M"), ("progs", "bpf -P"), ("kmem", "kmem -i"),
     ("valoff", "px &((struct bpf_array *)0)->value"),
+    ("vm", "vm"), ("ps", "ps"),
 ]
-NOT_IN_REPORT = "vm and other VMA walks: crash 8.0.2 cannot read 6.1's maple trees; use a newer crash."
+# crash's vm: "      VMA           START       END     FLAGS FILE" then one
+# line a VMA (address, start, end, flags in hex, the file if any)
+VM_LINE_RE = re.compile(r"^\s*([0-9a-f]{8,})\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s*(\S*)\s*$")
+# crash's ps: one line a task, '>' marking the ones on a CPU
+PS_LINE_RE = re.compile(r"^[> ]\s*\d+\s+\d+\s+\d+\s+[0-9a-f]{8,}\s+[A-Z]{2}\s")
 
 # How report.txt words the run-level cause before its detail (a cause not
 # here is shown with its meaning from run.schema.json).
@@ -147,10 +153,9 @@ def record_timings(rec):
 class Crash:
     """One crash process on a vmcore, asked in batches."""
 
-    def __init__(self, vmlinux, vmcore):
+    def __init__(self, argv):
         self.proc = subprocess.Popen(
-            ["crash", "-s", "--kaslr=auto", vmlinux, vmcore],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.lines = queue.Queue()
         self.batch = 0
         self.gone = False
@@ -263,7 +268,27 @@ def crash_facts(sections):
             progs.append({"id": int(m.group(1)), "type": m.group(2).lower(), "tag": m.group(3)})
     if any(line.strip().startswith("ID") for line in sections.get("bpf", [])):
         facts["programs"] = progs
+    ps = [ln for ln in sections.get("ps", []) if PS_LINE_RE.match(ln)]
+    facts["ps_tasks"] = len(ps) if ps else None
+    facts["vmas"] = crash_vmas(sections.get("vm", []))
     return facts
+
+
+def crash_vmas(lines):
+    """crash vm's VMAs as [{"start", "end", "flags", "file"}]; [] when the
+    task has no mm (a kernel thread), None when vm listed nothing it could
+    read (an older crash on a maple tree)."""
+    if not any(ln.split()[:2] == ["VMA", "START"] for ln in lines):
+        if any(ln.startswith("PID:") for ln in lines) and not any("vm:" in ln or "invalid" in ln for ln in lines):
+            return []
+        return None
+    out = []
+    for ln in lines:
+        m = VM_LINE_RE.match(ln)
+        if m:
+            out.append({"start": int(m.group(2), 16), "end": int(m.group(3), 16),
+                        "flags": int(m.group(4), 16), "file": m.group(5) or None})
+    return out
 
 
 MAP_LINE_RE = re.compile(r"^ *([0-9]+) +([0-9a-f]+) +[A-Z_]+")
@@ -326,8 +351,9 @@ class CrashPart:
     """crash's side of the report: the batch, the fire records read with
     rd and decoded by fire-decode."""
 
-    def __init__(self, run, vmcore, vmlinux, fire_decode):
+    def __init__(self, run, vmcore, vmlinux, fire_decode, analyzers):
         self.run, self.vmcore, self.vmlinux = run, vmcore, vmlinux
+        self.analyzers = analyzers
         self.fire_decode = fire_decode
         self.error = None  # crash could not open the dump
         self.said = ""
@@ -351,7 +377,9 @@ class CrashPart:
             quick = look.stdout.strip() if look.returncode == 0 and look.stdout.strip() else self.vmlinux
         except OSError:
             quick = self.vmlinux
-        self.crash = Crash(quick, self.vmcore)
+        quick = os.path.realpath(quick)  # bound into the toolbox at this path
+        self.crash = Crash(self.analyzers.argv(["crash", "-s", "--kaslr=auto", quick, self.vmcore],
+                                               ro=[self.run, quick]))
         # the batch goes in now: crash reads it once loaded
         self.marker = self.crash.send([c for name, cmd in CRASH_COMMANDS
                                        for c in (f'!echo "@@@ {name}"', cmd)])
@@ -415,14 +443,16 @@ class CrashPart:
 class DrgnPart:
     """drgn-part.py in its own process: its facts, or why there are none."""
 
-    def __init__(self, vmcore, vmlinux, work):
+    def __init__(self, run, vmcore, vmlinux, work, analyzers):
         self.out = os.path.join(work, "drgn.json")
         self.err = os.path.join(work, "drgn.err")
         self.t0 = now_ms()
+        kernel = bpk_analyzers.kernel_paths(vmlinux)
+        argv = analyzers.argv([analyzers.python(), os.path.join(HERE, "drgn-part.py"), "--vmcore", vmcore,
+                               "--vmlinux", kernel[0], "--out", self.out],
+                              ro=[run] + kernel + bpk_analyzers.OWN_PATHS, rw=[work])
         with open(self.err, "w") as err:
-            self.proc = subprocess.Popen(
-                [os.path.join(HERE, "drgn-part.py"), "--vmcore", vmcore, "--vmlinux", vmlinux,
-                 "--out", self.out], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         self.facts = None
         self.error = None
         self.ms = 0
@@ -506,9 +536,10 @@ class Report:
     """report.txt and report.json of one run, from the run's record and
     whatever crash and drgn found (either may be None: not run)."""
 
-    def __init__(self, run, rec, crash=None, drgn=None):
+    def __init__(self, run, rec, crash=None, drgn=None, analyzers=None):
         self.run = run
         self.rec = rec
+        self.analyzers = analyzers  # bpk_analyzers.Analyzers, None when none ran
         self.cp = crash  # CrashPart or None
         self.drgn = drgn.facts if drgn else None
         self.crash = (crash_facts(crash.sections) if crash and not crash.error else None)
@@ -649,6 +680,9 @@ class Report:
 
     # -- report.txt
 
+    def crash_version(self):
+        return (self.analyzers.versions["crash"] if self.analyzers else None) or "?"
+
     def header(self):
         f = self.field
         self.out("bpf-panic kdump report")
@@ -662,6 +696,8 @@ class Report:
             self.out(f"kernel:    {self.crash['release'] or ''} {self.crash['version'] or ''}")
         else:
             self.out(f"kernel:    {self.d('release') or 'not read'} (drgn; crash's sys not available)")
+        if self.analyzers:
+            self.out(f"analyzers: {self.analyzers.describe()}")
         self.out()
 
     def text_cause(self):
@@ -787,7 +823,11 @@ class Report:
         ct = self.crash["tasks"] if self.crash else None
         if ct is not None and ct != len(tasks):
             self.out(self.note_differ("task count", ct, len(tasks),
-                                      "crash 8.0.2 cannot walk 6.1's pid hash; the list below is drgn's"))
+                                      f"crash {self.crash_version()} (sys TASKS) against drgn's walk;"
+                                      " crash 8.0.2 cannot walk 6.1's pid hash; the list below is drgn's"))
+        elif ct is not None:
+            self.out(f"   crash counts the same: sys TASKS {ct}"
+                     + (f", ps {self.crash['ps_tasks']} lines" if self.crash.get("ps_tasks") is not None else ""))
         by_pid = {}
         for t in tasks:
             by_pid.setdefault(t["pid"], t)
@@ -953,6 +993,7 @@ class Report:
         else:
             self.fail("bpf", "listed no programs")
         self.out()
+        self.text_vmas()
         self.out("== Memory (crash kmem -i)")
         if any("TOTAL MEM" in ln for ln in s.get("kmem", [])):
             self.lines.extend(s["kmem"])
@@ -963,12 +1004,42 @@ class Report:
         self.lines.extend(s.get("sys", []))
         self.out()
 
+    def text_vmas(self):
+        """The panicking task's memory map: crash's vm, checked against
+        drgn's walk of the same maple tree where this drgn has one."""
+        cv = self.crash.get("vmas")
+        dv = self.d("vmas")
+        task = self.crash.get("task") or {}
+        self.out(f"== Memory map of the panicking task (crash vm): pid {task.get('pid', '?')} {task.get('comm', '')}")
+        if cv is None and self.analyzers and self.analyzers.source == "system":
+            # a known limit of the analyzers chosen, not a failed section
+            self.out(f"   not shown: Debian 12's crash {self.crash_version()} cannot read 6.1's maple trees"
+                     f" (the toolbox's crash can): {said(self.cp.sections.get('vm', []))}")
+        elif cv is None:
+            self.fail("vm", f"crash {self.crash_version()} listed no VMAs: {said(self.cp.sections.get('vm', []))}")
+        elif not cv:
+            self.out("   none: a kernel thread has no user memory")
+        else:
+            self.out(f"   {'START':>16} {'END':>16} {'FLAGS':>8}  FILE")
+            for v in cv:
+                self.out(f"   {v['start']:16x} {v['end']:16x} {v['flags']:8x}  {v['file'] or ''}")
+        if cv is not None and dv is not None:
+            c = [(v["start"], v["end"]) for v in cv]
+            d = [(v["start"], v["end"]) for v in dv["list"]]
+            if c != d:
+                self.out(self.note_differ("panicking task's VMAs", len(c), len(d),
+                                          "crash vm and drgn for_each_vma list different ranges"))
+            else:
+                self.out(f"   drgn lists the same {len(d)} VMA(s)")
+        self.out()
+
     def text_not_in_report(self):
         self.out("== Not in this report")
-        self.out(f"   {NOT_IN_REPORT}")
         warnings = sorted({ln for ln in (self.cp.lines if self.cp else []) if ln.startswith("WARNING")})
         for w in warnings:
             self.out(f"   crash: {w}")
+        if not warnings:
+            self.out("   nothing crash warned about")
         self.out()
 
     def armed_to_fire(self):
@@ -1050,9 +1121,15 @@ class Report:
                        "named": self.d("named_tasks") or [], "list": tasks}),
             "bpf": self.d("bpf"),
             "processes": self.d("processes"),
+            "memory_map": (None if not (self.crash or self.drgn_ok) else
+                           {"task": (self.crash or {}).get("task") or self.d("crashed"),
+                            "crash": (self.crash or {}).get("vmas"),
+                            "drgn": (self.d("vmas") or {}).get("list")}),
             "analyzers": {
+                "chosen": bpk_analyzers.as_dict(self.analyzers) if self.analyzers else None,
                 "crash": {"ran": cp is not None, "ok": self.crash is not None,
                           "error": cp.error if cp else None,
+                          "version": self.analyzers.versions["crash"] if self.analyzers and cp else None,
                           "seconds": timings.get("crash_s")},
                 "drgn": {"ran": drgn_ran, "ok": self.drgn_ok,
                          "error": (self.drgn or {}).get("error"),
@@ -1121,11 +1198,12 @@ def load_record(run, code):
         die(str(e), code)
 
 
-def full_report(run, vmlinux=None):
+def full_report(run, vmlinux=None, analyzers=None):
     """report.py RUN [--vmlinux FILE]: report.txt and report.json, printed;
     exit 1 naming what failed."""
     started = now_ms()
     rec = load_record(run, 1)
+    run = os.path.realpath(run)  # the toolbox binds it at this path
     vmcore = os.path.join(run, "vmcore")
     if not os.access(vmcore, os.R_OK):
         die(f"{run}: no vmcore to open (run status: {rec.get('status')}: {rec.get('reason', '')})")
@@ -1135,7 +1213,14 @@ def full_report(run, vmlinux=None):
     fire_decode = os.environ.get("FIRE_DECODE") or os.path.join(TOP, "build", "analysis", "fire-decode")
     if not os.access(fire_decode, os.X_OK):
         die(f"{fire_decode}: not built (make analysis)")
-    if not shutil.which("crash"):
+    try:
+        chosen = bpk_analyzers.Analyzers(analyzers, progress=sys.stderr)
+    except ValueError as e:
+        die(str(e), 2)
+    if chosen.why_not:
+        print(f"{PROG}: the toolbox is not used, Debian 12's own crash and drgn read the dump: {chosen.why_not}",
+              file=sys.stderr)
+    if chosen.source == "system" and not shutil.which("crash"):
         die("'crash' not found: install Debian package crash (make deps)")
     work = tempfile.mkdtemp(prefix="bpk-report.")
     crash = drgn = None
@@ -1144,8 +1229,8 @@ def full_report(run, vmlinux=None):
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupted)
     try:
-        drgn = DrgnPart(vmcore, vmlinux, work)
-        crash = CrashPart(run, vmcore, vmlinux, fire_decode)
+        drgn = DrgnPart(run, vmcore, vmlinux, work, chosen)
+        crash = CrashPart(run, vmcore, vmlinux, fire_decode, chosen)
         crash.start()
         # the first look: crash is still reading the vmlinux's debug info
         drgn.wait()
@@ -1160,7 +1245,7 @@ def full_report(run, vmlinux=None):
         else:
             print(f"first look: the drgn part failed: {drgn.facts.get('error')}", file=sys.stderr)
         crash.finish()
-        r = Report(run, rec, crash, drgn)
+        r = Report(run, rec, crash, drgn, chosen)
         timings = {"crash_s": crash.ms / 1000, "drgn_s": drgn.ms / 1000}
         if first_look_ms is not None:
             timings["first_look_s"] = first_look_ms / 1000

@@ -4,7 +4,8 @@
 facts, compared, become RUN/report.txt and RUN/report.json (schema:
 analysis/report.schema.json). The work is bpk_report.py's.
 
-    report.py RUN-DIR [--vmlinux FILE]   the full report (needs RUN/vmcore):
+    report.py RUN-DIR [--vmlinux FILE] [--analyzers toolbox|system]
+                                         the full report (needs RUN/vmcore):
                                          a first look from drgn while crash
                                          loads, then report.txt, printed
     report.py --run-only RUN-DIR         report.json of a run the report did
@@ -24,8 +25,9 @@ then keeps what drgn found). Exit 0; 1 when the report failed or is
 incomplete, or (full report) the run cannot be read; 2 on bad arguments,
 and for --run-only and --refresh a run without a readable record.
 
-Debian's python3-drgn is installed for /usr/bin/python3, hence the
-interpreter above (drgn-part.py runs with it too).
+crash and drgn are the analysis toolbox's (bpk_analyzers.py), or Debian
+12's own with --analyzers system; the report says which and why. This
+script itself needs only Python's standard library.
 """
 
 import argparse
@@ -43,7 +45,7 @@ except Exception as e:  # noqa: BLE001 - a broken installation in one line
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         print(f"report.py: error: {message} (usage: report.py RUN-DIR [--vmlinux FILE] | "
-              "--run-only RUN-DIR | --refresh RUN-DIR | --crash-commands)", file=sys.stderr)
+              "--run-only RUN-DIR | --refresh RUN-DIR | --crash-commands; --analyzers toolbox|system)", file=sys.stderr)
         sys.exit(2)
 
 
@@ -51,6 +53,8 @@ def main():
     ap = Parser(description=__doc__.split("\n\n")[0], add_help=True)
     ap.add_argument("run", nargs="?")
     ap.add_argument("--vmlinux")
+    ap.add_argument("--analyzers", choices=("toolbox", "system"),
+                    help="the toolbox's current crash and drgn (default, $BPK_ANALYZERS) or Debian 12's own")
     form = ap.add_mutually_exclusive_group()
     form.add_argument("--run-only", action="store_true")
     form.add_argument("--refresh", action="store_true")
@@ -63,13 +67,13 @@ def main():
         return 0
     if not a.run:
         ap.error("no RUN-DIR")
-    if (a.run_only or a.refresh) and a.vmlinux:
-        ap.error("--vmlinux is for the full report only")
+    if (a.run_only or a.refresh) and (a.vmlinux or a.analyzers):
+        ap.error("--vmlinux and --analyzers are for the full report only")
     if a.run_only:
         return bpk_report.run_only(a.run)
     if a.refresh:
         return bpk_report.refresh(a.run)
-    return bpk_report.full_report(a.run, a.vmlinux)
+    return bpk_report.full_report(a.run, a.vmlinux, a.analyzers)
 
 
 if __name__ == "__main__":

@@ -196,12 +196,35 @@ boot_detail() {
 		v+=("$(seconds $(($(now_ms) - t0)))")
 	done
 	record "analysis $acc" "crash-only report, no drgn part (plain vmlinux, the report's ${#cmds[@]} crash commands)" s "compare: analysis: whole report" "${v[@]}"
-	v=()
+	# the report with the toolbox's analyzers against Debian 12's own, on
+	# the same vmcore, rounds interleaved: each part, the first look and
+	# the whole report
+	local an k
+	declare -A tv=()
 	for _ in $(seq "$rounds"); do
-		"$top/analysis/report.py" "$lr_dir" >/dev/null 2>&1 || die "report.py failed on $lr_dir"
-		v+=("$(json_timing "$lr_dir" report_s)")
+		for an in toolbox system; do
+			"$top/analysis/report.py" --analyzers "$an" "$lr_dir" >/dev/null 2>&1 || die "report.py --analyzers $an failed on $lr_dir"
+			for k in report_s crash_s drgn_s first_look_s; do
+				tv[$an.$k]+=" $(json_timing "$lr_dir" "$k")"
+			done
+		done
 	done
-	record "analysis $acc" "whole report now (crash on the indexed copy + drgn)" s "same vmcore, same minute" "${v[@]}"
+	for k in report_s crash_s drgn_s first_look_s; do
+		for an in toolbox system; do
+			# shellcheck disable=SC2086 # one figure a round
+			record "analysis $acc" "report with the $an analyzers: $k" s "same vmcore, same minute; report.json timings.$k" ${tv[$an.$k]}
+		done
+	done
+	# what the first use costs: the toolbox made afresh in a cache of its own
+	local tcache=$work/toolbox-cache t0
+	rm -rf "$tcache"
+	t0=$(now_ms)
+	BPK_CACHE=$tcache "$top/analysis/toolbox.sh" root >/dev/null 2>"$work/toolbox.err" || die "the toolbox could not be made: $(tail -1 "$work/toolbox.err")"
+	record "analysis $acc" "toolbox first use: mmdebstrap of trixie with crash and drgn" s "once per cache; its size: $(du -sm "$tcache/toolbox" | cut -f1) MB" "$(seconds $(($(now_ms) - t0)))"
+	rm -rf "$tcache"
+	t0=$(now_ms)
+	"$top/analysis/toolbox.sh" root >/dev/null 2>&1 || die "the toolbox is not usable"
+	record "analysis $acc" "toolbox later uses: its manifest checked" s "every report, bpk crash, bpk drgn" "$(seconds $(($(now_ms) - t0)))"
 	o=() a=()
 	for _ in $(seq "$rounds"); do
 		"$top/analysis/drgn-part.py" --vmcore "$lr_dir/vmcore" --vmlinux "$(meta "$lr_dir" guest.vmlinux)" \

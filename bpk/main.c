@@ -68,7 +68,7 @@ static const struct cmd cmds[] = {
 static void usage_main(FILE *f)
 {
 	fprintf(f,
-		"usage: bpk [-j|--json] [-p|--pretty] [--runs DIR] VERB [ARGS]\n"
+		"usage: bpk [-j|--json] [-p|--pretty] [--runs DIR] [--analyzers A] VERB [ARGS]\n"
 		"       bpk VERB --help    bpk --version    man bpk\n"
 		"\n"
 		"Catch a kernel bug in the act: a BPF trigger calls bpf_panic(), the\n"
@@ -96,6 +96,8 @@ static void usage_main(FILE *f)
 		"  -j, --json      JSON output (list, check, runs, show)\n"
 		"  -p, --pretty    indented JSON (implies --json)\n"
 		"  --runs DIR      where runs are filed (BPK_RUNS; default: the clone's runs/)\n"
+		"  --analyzers A   toolbox (default: a current crash and drgn, made once\n"
+		"                  with mmdebstrap) or system (Debian 12's own); BPK_ANALYZERS\n"
 		"  --version       bpk's version\n"
 		"Exit status: 0 success, 1 the task failed (named on stderr), 2 bad input\n"
 		"(one line, nothing booted), 3 a run could not be filed, 128+N stopped by\n"
@@ -154,6 +156,18 @@ int main(int argc, char **argv)
 			if (i + 1 >= argc || !*argv[i + 1])
 				usage_error("--runs needs a directory");
 			runs = argv[++i];
+		} else if (!strcmp(a, "--analyzers")) {
+			const char *v = i + 1 < argc ? argv[++i] : "";
+
+			if (strcmp(v, "toolbox") && strcmp(v, "system"))
+				usage_error(
+					"--analyzers '%s': toolbox or system",
+					v);
+			/* the report, crash and drgn are started by
+			 * analysis/, which reads the choice from here
+			 */
+			if (setenv("BPK_ANALYZERS", v, 1))
+				die("setenv: out of memory");
 		} else if (a[0] == '-') {
 			usage_error("unknown option '%s' (bpk --help)", a);
 		} else {

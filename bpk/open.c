@@ -16,11 +16,12 @@
 
 static void usage_crash(void)
 {
-	printf("usage: bpk crash [--no-report] [RUN]\n"
+	printf("usage: bpk crash [--no-report] [--stdin] [RUN]\n"
 	       "\n"
 	       "The run's report (written first if it is not there), then, at a\n"
-	       "terminal, an interactive crash session on its vmcore. Without RUN: the\n"
-	       "newest run that has a vmcore.\n");
+	       "terminal, an interactive crash session on its vmcore (--stdin: crash\n"
+	       "commands from stdin without one). crash is the analysis toolbox's\n"
+	       "(bpk --analyzers). Without RUN: the newest run that has a vmcore.\n");
 }
 
 static void usage_drgn(void)
@@ -107,11 +108,29 @@ static char *run_vmlinux(const char *dir, struct run_record *r)
 	return r->guest.vmlinux;
 }
 
+/* analysis/open.py: the same crash or drgn the report read (the toolbox's,
+ * or Debian 12's own with --analyzers system), started there.
+ */
+static __attribute__((noreturn)) void
+exec_open(const char *analyzer, const char *dir, const char *vmlinux, bool tty)
+{
+	char *script = path_join(paths.top, "analysis/open.py");
+
+	fflush(stdout);
+	if (tty)
+		execl("/usr/bin/python3", "python3", script, analyzer, dir,
+		      vmlinux, "--tty", (char *)NULL);
+	else
+		execl("/usr/bin/python3", "python3", script, analyzer, dir,
+		      vmlinux, (char *)NULL);
+	die("/usr/bin/python3: %s", strerror(errno));
+}
+
 int do_crash(int argc, char **argv)
 {
-	bool show_report = true;
+	bool show_report = true, from_stdin = false;
 	const char *want = NULL;
-	char *dir, *vmlinux, *report, *vmcore;
+	char *dir, *vmlinux, *report;
 	struct run_record r;
 
 	for (int i = 0; i < argc; i++) {
@@ -120,6 +139,8 @@ int do_crash(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--no-report")) {
 			show_report = false;
+		} else if (!strcmp(argv[i], "--stdin")) {
+			from_stdin = true;
 		} else if (argv[i][0] == '-') {
 			usage_error(
 				"crash: unknown option '%s' (bpk crash --help)",
@@ -152,39 +173,21 @@ int do_crash(int argc, char **argv)
 			fputs(text, stdout);
 		free(text);
 	}
-	vmcore = path_join(dir, "vmcore");
-	fflush(stdout);
 	if (isatty(0) && isatty(1)) {
-		/* crash starts twice as fast on the copy of the vmlinux with
-		 * a .gdb_index (analysis/crash-vmlinux.sh keeps it in the
-		 * cache by build ID); the vmlinux itself when there is none
-		 */
-		char *look = path_join(paths.top, "analysis/crash-vmlinux.sh");
-		const char *largv[] = { look, "--lookup", vmlinux, NULL };
-		char *indexed = NULL;
-
-		if (proc_capture(largv, &indexed, NULL) == 0) {
-			indexed[strcspn(indexed, "\n")] = '\0';
-			if (file_exists(indexed))
-				vmlinux = indexed;
-		}
-		p_info("opening %s in crash (quit with 'q')", vmcore);
-		execlp("crash", "crash", "--kaslr=auto", vmlinux, vmcore,
-		       (char *)NULL);
-		die("crash: %s (install Debian package crash: make deps)",
-		    strerror(errno));
+		p_info("opening %s/vmcore in crash (quit with 'q')", dir);
+		exec_open("crash", dir, vmlinux, true);
 	}
-	p_info("not a terminal: no interactive crash session (crash --kaslr=auto %s %s)",
-	       vmlinux, vmcore);
+	if (from_stdin)
+		exec_open("crash", dir, vmlinux, false);
+	p_info("not a terminal: no interactive crash session (bpk crash --stdin reads crash commands from stdin)");
 	return 0;
 }
 
 int do_drgn(int argc, char **argv)
 {
 	const char *want = NULL;
-	char *dir, *vmlinux, *vmcore, *shell;
+	char *dir, *vmlinux;
 	struct run_record r;
-	const char *probe[] = { "/usr/bin/python3", "-c", "import drgn", NULL };
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -202,17 +205,7 @@ int do_drgn(int argc, char **argv)
 	}
 	dir = want ? run_resolve(want) : newest_run(true);
 	vmlinux = run_vmlinux(dir, &r);
-	/* Debian's python3-drgn is installed for /usr/bin/python3, which
-	 * need not be the first python3 in PATH
-	 */
-	if (proc_wait_quiet(probe))
-		die("drgn not found for /usr/bin/python3: install Debian package python3-drgn (make deps)");
-	vmcore = path_join(dir, "vmcore");
-	shell = path_join(paths.top, "analysis/drgn-shell.py");
 	if (isatty(0))
-		p_info("opening %s in drgn (quit with Ctrl-D)", vmcore);
-	fflush(stdout);
-	execl("/usr/bin/python3", "python3", "-i", shell, "--vmcore", vmcore,
-	      "--vmlinux", vmlinux, (char *)NULL);
-	die("/usr/bin/python3: %s", strerror(errno));
+		p_info("opening %s/vmcore in drgn (quit with Ctrl-D)", dir);
+	exec_open("drgn", dir, vmlinux, isatty(0));
 }

@@ -85,5 +85,36 @@ print(f"{n} causes compared, {bad} inconsistent")' "${reports[@]}" >"$out/causes
 	done)
 	texts=$(for r in "${reports[@]}"; do [[ ! -e ${r%.json}.txt ]] || echo x; done | wc -l)
 	check json.one_cause_one_fire_section "$texts report.txt; wrong: ${wrong:-none}" test "$texts" -gt 0 -a -z "$wrong"
+	# the analyzers: every report that read a dump names them; the
+	# toolbox's, unless a test asked for Debian 12's or took the toolbox
+	# away (62-toolbox); where the toolbox's crash and drgn both read the
+	# dump, crash counts every task drgn lists, on every kernel
+	"$py" -c 'import json, sys
+tb = sysn = bad = 0
+for p in sys.argv[1:]:
+    doc = json.load(open(p))
+    a = doc["analyzers"]
+    if not (a["crash"]["ran"] or a["drgn"]["ran"]):
+        continue
+    ch = a.get("chosen") or {}
+    if ch.get("source") == "system":
+        sysn += 1
+        if ch.get("wanted") == "toolbox" and "/62-toolbox.test/" not in p:
+            bad += 1
+            print(f"BAD {p}: system analyzers, not asked for: {ch.get("why_not_toolbox")}")
+        continue
+    if ch.get("source") != "toolbox" or not ch.get("crash_version") or not ch.get("drgn_version"):
+        bad += 1
+        print(f"BAD {p}: analyzers not named: {ch}")
+        continue
+    tb += 1
+    t = doc["tasks"]
+    if a["crash"]["ok"] and a["drgn"]["ok"] and t and t["crash_count"] != t["total"]:
+        bad += 1
+        print(f"BAD {p}: crash counts {t["crash_count"]} tasks, drgn {t["total"]}")
+print(f"{tb} reports by the toolbox, {sysn} by the system analyzers, {bad} wrong")' "${reports[@]}" >"$out/analyzers.txt" 2>&1 || true
+	said=$(tail -1 "$out/analyzers.txt")
+	check json.toolbox_whole_system "$said $(grep -m1 '^BAD' "$out/analyzers.txt" || true)" \
+		grep -qE '^[1-9][0-9]* reports by the toolbox, [0-9]+ by the system analyzers, 0 wrong$' <<<"$said"
 fi
 
