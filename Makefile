@@ -26,6 +26,8 @@ DEB_PKGS += parallel rsync
 # the analysis toolbox: a root with current crash and drgn (mmdebstrap),
 # run unprivileged (bubblewrap)
 DEB_PKGS += mmdebstrap bubblewrap
+# the wait-for graph beside the report (dot)
+DEB_PKGS += graphviz
 
 KERNEL_INPUTS := kernel-series/series kernel-series/source-version \
 	kernel-series/appliance.config kernel-series/build-kernel.sh \
@@ -57,6 +59,16 @@ help:
 	@echo 'make clean | distclean   remove build/ (distclean: the kernel cache too)'
 	@echo 'bpk --help and man bpk (build/bpk.1) describe the command itself.'
 all: kernel guard selftest appliance triggers examples host-tools bpk
+
+# Hangs on demand for the wait-for analysis (tests/63-hangs): a module
+# built out of tree against our kernel's cached build, never loaded here.
+# Against Debian's kernel: its headers, downloaded once into the cache.
+HANG_KO := $(BUILD)/hang/bpk_hang-ours.ko
+HANG_DEB_KO := $(BUILD)/hang/bpk_hang-debian.ko
+$(HANG_KO): tests/hang/bpk_hang.c tests/hang/Kbuild tests/hang/build.sh $(KERNEL_OK)
+	tests/hang/build.sh $(KERNEL) $@
+$(HANG_DEB_KO): tests/hang/bpk_hang.c tests/hang/Kbuild tests/hang/build-debian.sh $(BUILD)/debian-kernel.ok
+	tests/hang/build-debian.sh $(BUILD)/debian-kernel $@
 
 # The analysis toolbox (analysis/toolbox.sh): made once into the cache, then
 # only checked against its manifest (a tenth of a second). When it cannot be
@@ -508,7 +520,7 @@ CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 # campaign, which wants what a run needs)
 check: $(UNIT_TESTS) $(BPK) $(BPK_ASAN) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
 	tests/run-all.sh $(CHECK_TESTS)
-test: toolbox $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN) $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
+test: toolbox $(HANG_KO) $(HANG_DEB_KO) $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN) $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)
 

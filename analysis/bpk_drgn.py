@@ -16,6 +16,7 @@ import re
 import time
 
 import bpk_protocol
+import bpk_waits
 import drgn
 from drgn import FaultError, cast, container_of
 from drgn.helpers.linux.bpf import (
@@ -220,6 +221,17 @@ def task_objects(prog):
     for cpu in for_each_online_cpu(prog):
         yield idle_task(prog, cpu)
     yield from for_each_task(prog)
+
+
+def blocked_s(prog, task):
+    """Seconds since TASK last ran: its CPU's run-queue clock_task minus
+    the task's se.exec_start (the clock_task of its last run), or None."""
+    try:
+        rq = per_cpu(prog["runqueues"], task_cpu(task))
+        d = rq.clock_task.value_() - task.se.exec_start.value_()
+    except (KeyError, LookupError, FaultError):
+        return None
+    return round(d / 1e9, 3) if d >= 0 else None
 
 
 def task_info(task, running):
@@ -689,9 +701,28 @@ def collect(prog, consts, stack_pids=()):
         return {"pid": t.pid.value_(), "comm": text(t.comm), "cpu": task_cpu(t)}
     section("crashed", crashed)
 
+    def waits():
+        running = _running(prog)
+        named_pids = {n["pid"] for n in named}
+
+        def info_of(t):
+            info = task_info(t, running)
+            info["blocked_s"] = blocked_s(prog, t) if info["state"] in ("D", "S") else None
+            return info
+        blocked = []
+        for t in task_objects(prog):
+            if task_state_to_char(t) == "D" or t.pid.value_() in named_pids:
+                blocked.append((t, info_of(t)))
+        return bpk_waits.wait_graph(prog, blocked, info_of)
+    section("waits", waits)
+
     def task_list():
         jit = JitSymbols(prog)
         wanted = set(stack_pids) | {n["pid"] for n in named}
+        # the holders of what blocked tasks wait on: their stacks too
+        for w in (facts.get("waits") or {}).get("tasks", []):
+            if w.get("owner") and w["owner"].get("pid") is not None:
+                wanted.add(w["owner"]["pid"])
         if facts.get("crashed"):
             wanted.add(facts["crashed"]["pid"])
         out = []

@@ -548,6 +548,7 @@ class Report:
             if f["rc"] in (0, 3):
                 self.crash_fire[mid] = crash_fire(f["text"])
         self.disagree = []
+        self.graph = None  # RUN/waits.svg (or .dot) when written
         self.failed = []  # "section: why", in the order the text says them
         self.lines = []
         self.fire_entries = self.fires()
@@ -1033,6 +1034,51 @@ class Report:
                 self.out(f"   drgn lists the same {len(d)} VMA(s)")
         self.out()
 
+    def hang(self):
+        """A cause where who blocked whom is the news: a hung_task fire."""
+        return self.field("trigger.name") == "hung_task" or bool((self.d("waits") or {}).get("deadlocks"))
+
+    def text_waits(self):
+        """Who blocked whom: deadlocks first, then each blocked task, the
+        one blocked longest first, with its chain."""
+        w = self.d("waits")
+        if w is None:
+            if self.drgn_ok:
+                self.out(f"== Who blocked whom (drgn): FAILED: {self.drgn_failed('waits')}")
+                self.out()
+            return
+        if not w["tasks"]:
+            return
+        self.out("== Who blocked whom (drgn: what each blocked task waits on, and who holds it)")
+        for cyc in w["deadlocks"]:
+            self.out("   DEADLOCK: " + " -> ".join(f"pid {c['pid']} {c['comm']} -> {obj_text(c['waits'])}" for c in cyc)
+                     + f" -> pid {cyc[0]['pid']} {cyc[0]['comm']}")
+        for t in w["tasks"]:
+            blocked = f", blocked {t['blocked_s']:.2f} s" if t.get("blocked_s") is not None else ""
+            line = f"   pid {t['pid']} {t['comm']} {t['state']}{blocked}: "
+            wt = t["waits"]
+            if wt is None:
+                line += "its stack cannot be read"
+            elif wt["address"] is None:
+                line += f"waits in {wt['function'] or '?'} on nothing the report knows"
+            else:
+                line += f"waits on {obj_text(wt)} (in {wt['function']})"
+                if t["owner"]:
+                    line += f", held by pid {t['owner']['pid']} {t['owner']['comm']}"
+                elif t["owner_note"]:
+                    line += f"; {t['owner_note']}"
+                if t["waiters"]:
+                    line += f"; also waiting on it: pids {', '.join(str(p) for p in t['waiters'])}"
+            self.out(line)
+        for c in w["chains"]:
+            if len(c["steps"]) > 1 and not c["cycle"]:
+                self.out(f"   chain from pid {c['from']}: " + " -> ".join(
+                    f"pid {st['pid']} {st['comm']}" + (f" -> {obj_text(st['waits'])}" if st["waits"] and st["waits"]["address"] else
+                                                      f" (waits in {(st['waits'] or {}).get('function') or '?'})")
+                    for st in c["steps"]))
+        self.out("   (the holders' stacks are in the task sections below)")
+        self.out()
+
     def text_not_in_report(self):
         self.out("== Not in this report")
         warnings = sorted({ln for ln in (self.cp.lines if self.cp else []) if ln.startswith("WARNING")})
@@ -1072,9 +1118,14 @@ class Report:
         self.header()
         self.text_cause()
         self.text_fire()
+        hang = self.drgn_ok and self.hang()
+        if hang:
+            self.text_waits()
         self.text_panic()
         mark = len(self.lines)
         try:
+            if not hang:
+                self.text_waits()
             self.text_drgn()
         except Exception as e:  # noqa: BLE001 - any fault here is the report's news
             del self.lines[mark:]
@@ -1121,6 +1172,7 @@ class Report:
                        "named": self.d("named_tasks") or [], "list": tasks}),
             "bpf": self.d("bpf"),
             "processes": self.d("processes"),
+            "waits": (None if self.d("waits") is None else {**self.d("waits"), "graph": self.graph}),
             "memory_map": (None if not (self.crash or self.drgn_ok) else
                            {"task": (self.crash or {}).get("task") or self.d("crashed"),
                             "crash": (self.crash or {}).get("vmas"),
@@ -1142,6 +1194,61 @@ class Report:
             "timings": {**record_timings(rec), **timings},
             "record": rec,
         }
+
+
+def write_graph(run, waits):
+    """RUN/waits.dot, and waits.svg drawn from it by Graphviz's dot, when
+    tasks were blocked; the name of the picture (or of the .dot when dot
+    is missing or fails, said on stderr), None when there is none."""
+    if not waits or not waits.get("tasks"):
+        return None
+    dot_path = os.path.join(run, "waits.dot")
+    write(dot_path, wait_dot(waits))
+    if not shutil.which("dot"):
+        print(f"{PROG}: no Graphviz dot: the wait-for graph is {dot_path} (install Debian package graphviz)",
+              file=sys.stderr)
+        return "waits.dot"
+    r = subprocess.run(["dot", "-Tsvg", "-o", os.path.join(run, "waits.svg"), dot_path],
+                       capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        print(f"{PROG}: dot could not draw {dot_path}: {said(r.stderr.splitlines())}", file=sys.stderr)
+        return "waits.dot"
+    return "waits.svg"
+
+
+def obj_text(w):
+    """A waited-on object in one phrase: kind, address and symbol."""
+    sym = f" ({w['symbol']})" if w.get("symbol") else ""
+    return f"{w['kind']} 0x{w['address']:x}{sym}"
+
+
+def wait_dot(w):
+    """The wait-for graph in Graphviz's language: a task a node (state,
+    blocked time), an edge per lock to its holder, or to the object itself
+    when it records none; the edges of a deadlock in red."""
+    def q(text):
+        return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    red = {(c["pid"], c["waits"]["address"]) for cyc in w["deadlocks"] for c in cyc if c["waits"]}
+    out = ["digraph waits {", '  rankdir=LR; node [fontname="monospace"]; edge [fontname="monospace"];']
+    for t in w["tasks"]:
+        label = f"pid {t['pid']} {t['comm']}\n{t['state']}"
+        if t.get("blocked_s") is not None:
+            label += f", blocked {t['blocked_s']:.2f} s"
+        out.append(f"  t{t['pid']} [shape=ellipse, label={q(label)}];")
+    for t in w["tasks"]:
+        wt = t["waits"]
+        if not wt or wt["address"] is None:
+            continue
+        color = ", color=red, fontcolor=red" if (t["pid"], wt["address"]) in red else ""
+        what = f"{wt['kind']} 0x{wt['address']:x}"
+        if t["owner"] and t["owner"].get("pid") is not None:
+            out.append(f"  t{t['pid']} -> t{t['owner']['pid']} [label={q(what)}{color}];")
+        else:
+            node = f"o{wt['address']:x}"
+            out.append(f"  {node} [shape=box, label={q(what + chr(10) + (t['owner_note'] or 'no owner'))}];")
+            out.append(f"  t{t['pid']} -> {node} [label={q('waits')}{color}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
 
 
 def line_of(d):
@@ -1251,6 +1358,7 @@ def full_report(run, vmlinux=None, analyzers=None):
             timings["first_look_s"] = first_look_ms / 1000
         # what the guest and the dump said reaches no terminal or file raw
         lines = [bpk_protocol.escape(ln) for ln in r.render(started, crash.ms, drgn.ms, first_look_ms)]
+        r.graph = write_graph(run, r.d("waits"))
         timings["report_s"] = round((now_ms() - started) / 1000, 3)
         try:
             write(os.path.join(run, "report.json"), json.dumps(bpk_protocol.escape_deep(r.json(timings)), indent=1) + "\n")

@@ -54,7 +54,7 @@ manifest() {
 	local root=$1 drgn_so
 	# usr and etc: what exec binds in, and what every user may list
 	(cd "$root" && find usr etc -xdev -printf '%p %s %m %y\n' | LC_ALL=C sort)
-	drgn_so=$(cd "$root" && ls usr/lib/python3/dist-packages/_drgn.*.so 2>/dev/null | head -1)
+	drgn_so=$(cd "$root" && find usr/lib/python3/dist-packages -maxdepth 1 -name '_drgn.*.so' 2>/dev/null | head -1)
 	[[ -n $drgn_so ]] || return 1
 	(cd "$root" && sha256sum usr/bin/crash "$drgn_so")
 }
@@ -95,11 +95,10 @@ make_root() {
 		die "mmdebstrap could not make a $suite root from $mirror: ${why:-see its output above}"
 	fi
 	wait
-	cv=$(pkg_version "$tmp/root" crash) && dv=$(pkg_version "$tmp/root" python3-drgn) ||
-		{
-			rm -rf "$tmp"
-			die "the $suite root has no crash or python3-drgn package"
-		}
+	if ! cv=$(pkg_version "$tmp/root" crash) || ! dv=$(pkg_version "$tmp/root" python3-drgn); then
+		rm -rf "$tmp"
+		die "the $suite root has no crash or python3-drgn package"
+	fi
 	manifest "$tmp/root" >"$tmp/manifest" || {
 		rm -rf "$tmp"
 		die "the $suite root has no drgn extension module"

@@ -48,7 +48,7 @@ static const struct cmd cmds[] = {
 	VERB("check", do_check, "[--kernel ours|debian]",
 	     "what the kernel offers (bpf_panic, kfunc, sysctl)"),
 	VERB("runs", do_runs, "", "a table of the filed runs"),
-	VERB("show", do_show, "RUN [--json|--record|--field PATH]",
+	VERB("show", do_show, "RUN [--json|--record|--field PATH|--graph]",
 	     "a run's report, record or one field"),
 	VERB("crash", do_crash, "[RUN]",
 	     "the report, then crash on the vmcore"),

@@ -290,13 +290,14 @@ int do_runs(int argc, char **argv)
 
 static void usage_show(void)
 {
-	printf("usage: bpk show RUN [--json | --record | --field PATH]\n"
+	printf("usage: bpk show RUN [--json | --record | --field PATH | --graph]\n"
 	       "\n"
 	       "The run's report (report.txt); --json (or bpk -j show): its report.json\n"
 	       "(schema analysis/report.schema.json); --record: its run record\n"
 	       "(run.json, schema analysis/run.schema.json); --field PATH: one field\n"
 	       "of the record by its dotted path (status, cause.run, dump.state,\n"
-	       "timings.boot_to_armed_s ...). RUN: id, unique prefix, directory or last.\n");
+	       "timings.boot_to_armed_s ...); --graph: the file of the wait-for graph\n"
+	       "(waits.svg: who blocked whom). RUN: id, unique prefix, directory or last.\n");
 }
 
 static int cat_file(const char *path)
@@ -329,7 +330,7 @@ static char *status_line(const char *dir)
 int do_show(int argc, char **argv)
 {
 	const char *want = NULL, *field = NULL;
-	bool as_json = json_output, record = false;
+	bool as_json = json_output, record = false, graph = false;
 	char *dir, *path;
 
 	for (int i = 0; i < argc; i++) {
@@ -340,6 +341,8 @@ int do_show(int argc, char **argv)
 			as_json = true;
 		} else if (!strcmp(argv[i], "--record")) {
 			record = true;
+		} else if (!strcmp(argv[i], "--graph")) {
+			graph = true;
 		} else if (!strcmp(argv[i], "--field")) {
 			if (i + 1 >= argc || !*argv[i + 1])
 				usage_error(
@@ -359,6 +362,27 @@ int do_show(int argc, char **argv)
 		usage_error(
 			"show: no RUN given (an id, a unique prefix or last; bpk runs)");
 	dir = run_resolve(want);
+	if (graph) {
+		/* the report draws it with Graphviz when tasks were blocked;
+		 * the .dot alone when dot could not draw it
+		 */
+		char *svg = path_join(dir, "waits.svg");
+		char *dot = path_join(dir, "waits.dot");
+
+		if (file_exists(svg))
+			printf("%s\n", svg);
+		else if (file_exists(dot))
+			printf("%s\n", dot);
+		else if (!file_exists(path_join(dir, "report.json")))
+			die("%s: no report yet, so no wait-for graph (%s)", dir,
+			    status_line(dir));
+		else
+			die("%s: no wait-for graph: no task was blocked in the dump",
+			    dir);
+		free(svg);
+		free(dot);
+		return 0;
+	}
 	if (field) {
 		char *out, err[1024];
 		int rc = record_field(dir, field, &out, err, sizeof(err));

@@ -141,14 +141,15 @@ one_line report.refresh_no_report "$out/no-record/run.json" "$top/analysis/repor
 printf '{"schema_version": 1, "id": ' >"$out/no-record/run.json"
 one_line report.record_not_json "$out/no-record/run.json: not JSON" "$top/analysis/report.py" "$out/no-record"
 
-# 4. Booted: a run whose report fails (a crash that cannot start) files the
+# 4. Booted: a run whose report fails (a crash that cannot start: the system
+# analyzers, so that the stand-in is found through PATH) files the
 # run as failed, with the cause, and exits 1; the verified vmcore is kept.
 broken=$out/broken-crash
 mkdir -p "$broken"
 printf '#!/bin/sh\necho "crash: stand-in that cannot start" >&2\nexit 1\n' >"$broken/crash"
 chmod 755 "$broken/crash"
 rc=0
-PATH=$broken:$PATH "$bpk" --runs "$out/runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+PATH=$broken:$PATH "$bpk" --analyzers system --runs "$out/runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
 	--timeout 240 >"$out/run.out" 2>"$out/run.err" || rc=$?
 err=$(grep 'error:' "$out/run.err" | tail -1 || true)
 run=$(filed_runs "$out/runs" | tail -1)

@@ -123,7 +123,9 @@ for _ in $(seq 100); do
 	[[ $(readlink "/proc/$pid/ns/user") != "$(readlink /proc/self/ns/user)" ]] && break
 	sleep 0.05
 done
-echo "0 0 65536" >"/proc/$pid/uid_map" && echo "0 0 65536" >"/proc/$pid/gid_map" || true
+if ! { echo "0 0 65536" >"/proc/$pid/uid_map" && echo "0 0 65536" >"/proc/$pid/gid_map"; }; then
+	kill "$pid" 2>/dev/null || true
+fi
 wait "$pid" || rc=$?
 why=$(j "$ns_run/report.json" "d['analyzers']['chosen']['why_not_toolbox']" 2>&1)
 check no_userns.report_made "exit $rc ($(tail -1 "$out/no-userns.err")), source $(j "$ns_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" \

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpk_hang: real hangs on demand, for the report's wait-for analysis. Built
+ * out of tree against the guest's kernel and loaded in the guest only.
+ *
+ *   insmod bpk_hang.ko hang=abba    two kthreads, mutexes A and B taken in
+ *                                   opposite orders: a deadlock
+ *   insmod bpk_hang.ko hang=chain   C waits on a mutex held by B, B waits on
+ *                                   an rwsem held by A, A sleeps in D on a
+ *                                   completion nobody completes
+ *   insmod bpk_hang.ko hang=sem     a task waits on a semaphore (no owner
+ *                                   recorded)
+ *   insmod bpk_hang.ko hang=page    a task waits on a page lock taken at
+ *                                   load time (no owner recorded)
+ *
+ * Each task it makes is a kthread named bpk-hang-<role>; what it made is
+ * printed once every task is blocked, one line a task:
+ *   bpk-hang: case=C task=ROLE pid=P holds=KIND@ADDR,... waits=KIND@ADDR
+ * (addresses with %px: the test compares them with the dump's). The tasks
+ * never return: the module cannot be unloaded, the guest is meant to be
+ * dumped.
+ */
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/gfp.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pagemap.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/semaphore.h>
+
+static char *hang = "abba";
+module_param(hang, charp, 0444);
+MODULE_PARM_DESC(hang, "abba, chain, sem or page");
+
+static DEFINE_MUTEX(lock_a);
+static DEFINE_MUTEX(lock_b);
+static DEFINE_MUTEX(chain_mutex);
+static DECLARE_RWSEM(chain_rwsem);
+static DECLARE_COMPLETION(never);
+static struct semaphore sem;
+static struct page *page;
+/* the order of the chain: each link takes its lock only once the one
+ * below holds its own, so the chain is the same on every boot
+ */
+static DECLARE_COMPLETION(a_holds);
+static DECLARE_COMPLETION(b_holds);
+
+static int abba_1(void *unused)
+{
+	mutex_lock(&lock_a);
+	msleep(200);
+	mutex_lock(&lock_b);
+	return 0;
+}
+
+static int abba_2(void *unused)
+{
+	mutex_lock(&lock_b);
+	msleep(200);
+	mutex_lock(&lock_a);
+	return 0;
+}
+
+static int chain_a(void *unused)
+{
+	down_write(&chain_rwsem);
+	complete(&a_holds);
+	wait_for_completion(&never);
+	return 0;
+}
+
+static int chain_b(void *unused)
+{
+	wait_for_completion(&a_holds);
+	mutex_lock(&chain_mutex);
+	complete(&b_holds);
+	down_read(&chain_rwsem);
+	return 0;
+}
+
+static int chain_c(void *unused)
+{
+	wait_for_completion(&b_holds);
+	mutex_lock(&chain_mutex);
+	return 0;
+}
+
+static int sem_waiter(void *unused)
+{
+	down(&sem);
+	return 0;
+}
+
+static int page_waiter(void *unused)
+{
+	lock_page(page);
+	return 0;
+}
+
+static struct task_struct *start(int (*fn)(void *), const char *role)
+{
+	struct task_struct *t = kthread_run(fn, NULL, "bpk-hang-%s", role);
+
+	if (IS_ERR(t))
+		pr_err("bpk-hang: cannot start %s: %ld\n", role, PTR_ERR(t));
+	return t;
+}
+
+/* wait until T sleeps in D, at most 5 s */
+static void blocked(struct task_struct *t)
+{
+	for (int i = 0;
+	     i < 500 && READ_ONCE(t->__state) != TASK_UNINTERRUPTIBLE; i++)
+		msleep(10);
+}
+
+static int __init bpk_hang_init(void)
+{
+	struct task_struct *t1, *t2, *t3;
+
+	if (!strcmp(hang, "abba")) {
+		t1 = start(abba_1, "abba1");
+		t2 = start(abba_2, "abba2");
+		if (IS_ERR(t1) || IS_ERR(t2))
+			return -ECHILD;
+		blocked(t1);
+		blocked(t2);
+		pr_info("bpk-hang: case=abba task=abba1 pid=%d holds=mutex@%px waits=mutex@%px\n",
+			task_pid_nr(t1), &lock_a, &lock_b);
+		pr_info("bpk-hang: case=abba task=abba2 pid=%d holds=mutex@%px waits=mutex@%px\n",
+			task_pid_nr(t2), &lock_b, &lock_a);
+	} else if (!strcmp(hang, "chain")) {
+		t1 = start(chain_a, "a");
+		t2 = start(chain_b, "b");
+		t3 = start(chain_c, "c");
+		if (IS_ERR(t1) || IS_ERR(t2) || IS_ERR(t3))
+			return -ECHILD;
+		blocked(t1);
+		blocked(t2);
+		blocked(t3);
+		pr_info("bpk-hang: case=chain task=a pid=%d holds=rwsem@%px waits=completion@%px\n",
+			task_pid_nr(t1), &chain_rwsem, &never);
+		pr_info("bpk-hang: case=chain task=b pid=%d holds=mutex@%px waits=rwsem@%px\n",
+			task_pid_nr(t2), &chain_mutex, &chain_rwsem);
+		pr_info("bpk-hang: case=chain task=c pid=%d holds= waits=mutex@%px\n",
+			task_pid_nr(t3), &chain_mutex);
+	} else if (!strcmp(hang, "sem")) {
+		sema_init(&sem, 0);
+		t1 = start(sem_waiter, "sem");
+		if (IS_ERR(t1))
+			return -ECHILD;
+		blocked(t1);
+		pr_info("bpk-hang: case=sem task=sem pid=%d holds= waits=semaphore@%px\n",
+			task_pid_nr(t1), &sem);
+	} else if (!strcmp(hang, "page")) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		lock_page(page);
+		t1 = start(page_waiter, "page");
+		if (IS_ERR(t1))
+			return -ECHILD;
+		blocked(t1);
+		pr_info("bpk-hang: case=page task=page pid=%d holds= waits=page@%px\n",
+			task_pid_nr(t1), page);
+	} else {
+		pr_err("bpk-hang: hang=%s: not abba, chain, sem or page\n",
+		       hang);
+		return -EINVAL;
+	}
+	return 0;
+}
+module_init(bpk_hang_init);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION(
+	"bpf-panic kdump appliance: hangs on demand for the wait-for analysis");
