@@ -355,6 +355,7 @@ class CrashPart:
         self.run, self.vmcore, self.vmlinux = run, vmcore, vmlinux
         self.analyzers = analyzers
         self.fire_decode = fire_decode
+        self.retried_from = None  # the toolbox crash's error when this one replaced it
         self.error = None  # crash could not open the dump
         self.said = ""
         self.lines = []  # the first batch's output
@@ -682,7 +683,8 @@ class Report:
     # -- report.txt
 
     def crash_version(self):
-        return (self.analyzers.versions["crash"] if self.analyzers else None) or "?"
+        a = self.cp.analyzers if self.cp else self.analyzers
+        return (a.versions["crash"] if a else None) or "?"
 
     def header(self):
         f = self.field
@@ -699,6 +701,8 @@ class Report:
             self.out(f"kernel:    {self.d('release') or 'not read'} (drgn; crash's sys not available)")
         if self.analyzers:
             self.out(f"analyzers: {self.analyzers.describe()}")
+        if self.cp and self.cp.retried_from:
+            self.out(f"           crash: Debian 12's {self.crash_version()}, since {self.cp.retried_from}")
         self.out()
 
     def text_cause(self):
@@ -1012,7 +1016,7 @@ class Report:
         dv = self.d("vmas")
         task = self.crash.get("task") or {}
         self.out(f"== Memory map of the panicking task (crash vm): pid {task.get('pid', '?')} {task.get('comm', '')}")
-        if cv is None and self.analyzers and self.analyzers.source == "system":
+        if cv is None and self.cp and self.cp.analyzers and self.cp.analyzers.source == "system":
             # a known limit of the analyzers chosen, not a failed section
             self.out(f"   not shown: Debian 12's crash {self.crash_version()} cannot read 6.1's maple trees"
                      f" (the toolbox's crash can): {said(self.cp.sections.get('vm', []))}")
@@ -1181,7 +1185,8 @@ class Report:
                 "chosen": bpk_analyzers.as_dict(self.analyzers) if self.analyzers else None,
                 "crash": {"ran": cp is not None, "ok": self.crash is not None,
                           "error": cp.error if cp else None,
-                          "version": self.analyzers.versions["crash"] if self.analyzers and cp else None,
+                          "version": self.crash_version() if self.analyzers and cp else None,
+                          "retried_from": cp.retried_from if cp else None,
                           "seconds": timings.get("crash_s")},
                 "drgn": {"ran": drgn_ran, "ok": self.drgn_ok,
                          "error": (self.drgn or {}).get("error"),
@@ -1352,6 +1357,18 @@ def full_report(run, vmlinux=None, analyzers=None):
         else:
             print(f"first look: the drgn part failed: {drgn.facts.get('error')}", file=sys.stderr)
         crash.finish()
+        if crash.error and chosen.source == "toolbox":
+            # a newer crash can fail where Debian 12's reads (crash 8.0.6 on
+            # an exception stack): its sections then come from Debian 12's,
+            # said in the report, rather than none
+            first = crash.error
+            print(f"{PROG}: {first}; Debian 12's own crash tries", file=sys.stderr)
+            retry = CrashPart(run, vmcore, vmlinux, fire_decode, bpk_analyzers.Analyzers("system"))
+            retry.start()
+            retry.finish()
+            if not retry.error:
+                retry.retried_from = first
+                crash = retry
         r = Report(run, rec, crash, drgn, chosen)
         timings = {"crash_s": crash.ms / 1000, "drgn_s": drgn.ms / 1000}
         if first_look_ms is not None:

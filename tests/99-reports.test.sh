@@ -109,6 +109,8 @@ for p in sys.argv[1:]:
         continue
     tb += 1
     t = doc["tasks"]
+    if a["crash"].get("retried_from"):
+        continue  # Debian 12's crash read it (said in the report): it sees a few tasks
     if a["crash"]["ok"] and a["drgn"]["ok"] and t and t["crash_count"] != t["total"]:
         bad += 1
         print(f"BAD {p}: crash counts {t["crash_count"]} tasks, drgn {t["total"]}")
