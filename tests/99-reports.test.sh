@@ -101,7 +101,8 @@ for p in sys.argv[1:]:
         sysn += 1
         if ch.get("wanted") == "toolbox" and "/62-toolbox.test/" not in p:
             bad += 1
-            print(f"BAD {p}: system analyzers, not asked for: {ch.get("why_not_toolbox")}")
+            why = ch.get("why_not_toolbox")
+            print(f"BAD {p}: system analyzers, not asked for: {why}")
         continue
     if ch.get("source") != "toolbox" or not ch.get("crash_version") or not ch.get("drgn_version"):
         bad += 1
@@ -110,10 +111,11 @@ for p in sys.argv[1:]:
     tb += 1
     t = doc["tasks"]
     if a["crash"].get("retried_from"):
-        continue  # Debian 12's crash read it (said in the report): it sees a few tasks
+        continue  # the Debian 12 crash read it (said in the report): it sees a few tasks
     if a["crash"]["ok"] and a["drgn"]["ok"] and t and t["crash_count"] != t["total"]:
         bad += 1
-        print(f"BAD {p}: crash counts {t["crash_count"]} tasks, drgn {t["total"]}")
+        cc, tt = t["crash_count"], t["total"]
+        print(f"BAD {p}: crash counts {cc} tasks, drgn {tt}")
 print(f"{tb} reports by the toolbox, {sysn} by the system analyzers, {bad} wrong")' "${reports[@]}" >"$out/analyzers.txt" 2>&1 || true
 	said=$(tail -1 "$out/analyzers.txt")
 	check json.toolbox_whole_system "$said $(grep -m1 '^BAD' "$out/analyzers.txt" || true)" \
