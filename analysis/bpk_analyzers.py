@@ -115,6 +115,19 @@ class Analyzers:
         return "python3" if self.source == "toolbox" else "/usr/bin/python3"
 
 
+def crash_vmlinux(vmlinux):
+    """The vmlinux crash should read, as a real path (the toolbox binds it
+    there): crash-vmlinux.sh's indexed copy, which halves crash's start,
+    else VMLINUX itself."""
+    try:
+        look = subprocess.run([os.path.join(HERE, "crash-vmlinux.sh"), "--lookup", vmlinux],
+                              capture_output=True, text=True, check=False)
+        quick = look.stdout.strip() if look.returncode == 0 and look.stdout.strip() else vmlinux
+    except OSError:
+        quick = vmlinux
+    return os.path.realpath(quick)
+
+
 def kernel_paths(vmlinux):
     """What drgn and crash read of a kernel: the vmlinux and, where the
     kernel has them, its modules beside it (bpk_drgn.load_module_debug_info)."""

@@ -370,15 +370,7 @@ class CrashPart:
 
     def start(self):
         self.t0 = now_ms()
-        # an indexed copy of the vmlinux when there is one: half of crash's
-        # start is reading the debug info
-        try:
-            look = subprocess.run([os.path.join(HERE, "crash-vmlinux.sh"), "--lookup", self.vmlinux],
-                                  capture_output=True, text=True, check=False)
-            quick = look.stdout.strip() if look.returncode == 0 and look.stdout.strip() else self.vmlinux
-        except OSError:
-            quick = self.vmlinux
-        quick = os.path.realpath(quick)  # bound into the toolbox at this path
+        quick = bpk_analyzers.crash_vmlinux(self.vmlinux)
         self.crash = Crash(self.analyzers.argv(["crash", "-s", "--kaslr=auto", quick, self.vmcore],
                                                ro=[self.run, quick]))
         # the batch goes in now: crash reads it once loaded

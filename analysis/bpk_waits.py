@@ -36,13 +36,10 @@ WAIT_FRAMES = [
     (("folio_wait_bit_common", "folio_wait_bit", "__folio_lock", "__folio_lock_killable"), "folio", "page"),
 ]
 FRAME_KIND = {fn: (var, kind) for fns, var, kind in WAIT_FRAMES for fn in fns}
-# the kinds whose holder the kernel records
-OWNED = ("mutex", "rwsem", "rt_mutex")
+# the kinds whose holder the kernel records, and their structs
+OWNED = {"mutex": "struct mutex", "rwsem": "struct rw_semaphore", "rt_mutex": "struct rt_mutex_base"}
 OWNER_FLAGS = {"mutex": 0x7, "rwsem": 0x7, "rt_mutex": 0x1}  # MUTEX_FLAGS, RWSEM_OWNER_FLAGS_MASK, RT_MUTEX_HAS_WAITERS
 RWSEM_READER_OWNED = 0x1
-# where a blocked task waits without one of the objects above
-GENERIC_WAITS = ("schedule_timeout", "io_schedule", "wait_woken", "do_nanosleep", "msleep",
-                 "rcu_gp_fqs_loop", "worker_thread", "kthreadd", "smpboot_thread_fn")
 
 
 def _symbol(prog, addr):
@@ -128,8 +125,7 @@ def wait_graph(prog, blocked, info_of):
         waits[a] = e
         if w and w["address"]:
             objs.setdefault(w["address"], []).append(info["pid"])
-            kind_type = {"mutex": "struct mutex", "rwsem": "struct rw_semaphore",
-                         "rt_mutex": "struct rt_mutex_base"}.get(w["kind"])
+            kind_type = OWNED.get(w["kind"])
             if kind_type:
                 try:
                     owner, note = _owner(prog, w["kind"], Object(prog, kind_type, address=w["address"]))

@@ -17,7 +17,6 @@ arguments.
 
 import argparse
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,11 +51,7 @@ def main():
     print(f"{PROG}: analyzers: {chosen.describe()}", file=sys.stderr, flush=True)
     kernel = bpk_analyzers.kernel_paths(a.vmlinux)
     if a.analyzer == "crash":
-        # crash starts twice as fast on the indexed copy (crash-vmlinux.sh)
-        look = subprocess.run([os.path.join(HERE, "crash-vmlinux.sh"), "--lookup", kernel[0]],
-                              capture_output=True, text=True, check=False)
-        quick = look.stdout.strip() if look.returncode == 0 and look.stdout.strip() else kernel[0]
-        quick = os.path.realpath(quick)  # bound into the toolbox at this path
+        quick = bpk_analyzers.crash_vmlinux(kernel[0])
         cmd = ["crash", "--kaslr=auto", quick, vmcore]
         ro = [run, quick]
     else:
