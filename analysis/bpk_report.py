@@ -1072,7 +1072,7 @@ class Report:
                     f"pid {st['pid']} {st['comm']}" + (f" -> {obj_text(st['waits'])}" if st["waits"] and st["waits"]["address"] else
                                                       f" (waits in {(st['waits'] or {}).get('function') or '?'})")
                     for st in c["steps"]))
-        self.out("   (the holders' stacks are in the task sections below)")
+        self.out(f"   holders read by {w.get('owners_read_by') or '?'}; their stacks are in the task sections below")
         self.out()
 
     def text_not_in_report(self):

@@ -13,10 +13,22 @@ the lock itself records: a mutex's owner and a write-held rwsem's owner
 wait queues, page locks and percpu rwsems record none: the report says so
 and lists the tasks waiting on the same object instead of guessing.
 
+Where drgn has helpers for a holder (drgn.helpers.linux.locking, drgn
+0.1.0 on: mutex_owner, rwsem_locked, rwsem_owner) they read it, and the
+result says so; older drgn (Debian 12's 0.0.22, trixie's 0.0.31) gets the
+same reading done here. rt_mutex has no drgn helper: always read here.
+
 Plain data out (dicts), as bpk_drgn's readers.
 """
 
 from drgn import FaultError, Object
+
+try:
+    from drgn.helpers.linux.locking import RwsemLocked, mutex_owner, rwsem_locked, rwsem_owner
+    OWNERS_READ_BY = "drgn.helpers.linux.locking (mutex_owner, rwsem_locked, rwsem_owner)"
+except ImportError:
+    mutex_owner = rwsem_locked = rwsem_owner = RwsemLocked = None
+    OWNERS_READ_BY = "bpk_waits (this drgn has no drgn.helpers.linux.locking)"
 
 # (functions, the frame variable that names the object, kind); the first
 # frame of a blocked stack that is in one of these names what it waits on
@@ -52,6 +64,13 @@ def _symbol(prog, addr):
 
 def _owner(prog, kind, obj):
     """(owner task_struct * or None, note)"""
+    if mutex_owner is not None and kind in ("mutex", "rwsem"):
+        if kind == "rwsem" and rwsem_locked(obj.address_of_()) == RwsemLocked.READ_LOCKED:
+            return None, "held for reading: the kernel records no reader (the last one's pointer is a hint only)"
+        owner = (mutex_owner if kind == "mutex" else rwsem_owner)(obj.address_of_())
+        if not owner.value_():
+            return None, "no owner recorded (free, or being handed over)"
+        return owner, None
     if kind == "mutex":
         word = obj.owner.counter.value_()
     elif kind == "rwsem":
@@ -190,4 +209,4 @@ def wait_graph(prog, blocked, info_of):
             seen_cycles.add(frozenset(cycle))
             deadlocks.append([{"pid": p, "comm": by_pid[p]["comm"], "waits": by_pid[p]["waits"]} for p in cycle])
     out = sorted(waits.values(), key=lambda e: -(e["blocked_s"] or 0))
-    return {"tasks": out, "chains": chains, "deadlocks": deadlocks}
+    return {"tasks": out, "chains": chains, "deadlocks": deadlocks, "owners_read_by": OWNERS_READ_BY}

@@ -12,6 +12,12 @@
 #    addresses, and the completion said to record no owner;
 #  - sem, page: a semaphore wait and a page-lock wait: no owner recorded,
 #    said so, no holder guessed;
+#  - more: an rt_mutex held by a task in D (its owner read, the chain
+#    followed) and a percpu rwsem held for reading, a writer and a second
+#    reader waiting on it (no owner recorded, each listed as the other's
+#    fellow waiter);
+#  - the chain dump reported again with sid's drgn, which has drgn's own
+#    locking helpers: the same holders, and each report says what read them;
 #  - every case: the section comes before the panic (a hang cause), the
 #    blocked tasks the one blocked longest first.
 set -euo pipefail
@@ -50,11 +56,12 @@ wait_of() {
 }
 
 for kernel in ours debian; do
-for case in abba chain sem page; do
+for case in abba chain sem page more; do
 	[[ -s $share/bpk_hang-$kernel.ko ]] || continue
 	case $case in
 	abba) comm="bpk-hang-abba1" ;;
 	chain) comm="bpk-hang-c" ;;
+	more) comm="bpk-hang-rtb" ;;
 	*) comm=bpk-hang-$case ;;
 	esac
 	printf '#!/bin/sh\ninsmod %s/bpk_hang-%s.ko hang=%s || echo "insmod failed: $?"\nsleep 30\n' "$share" "$kernel" "$case" >"$share/$kernel-$case.sh"
@@ -97,6 +104,19 @@ for case in abba chain sem page; do
 		check "$kernel".chain.text "$line" grep -q "pid $pc bpk-hang-c -> mutex 0x$(hex "$mx") -> pid $pb bpk-hang-b -> rwsem 0x$(hex "$rw") -> pid $pa bpk-hang-a -> completion 0x$(hex "$cp")" <<<"$line"
 		check "$kernel".chain.no_deadlock "deadlocks: $(j "$run/report.json" "d['waits']['deadlocks']")" test "$(j "$run/report.json" "d['waits']['deadlocks']")" = '[]'
 		;;
+	more)
+		pa=$(printed rta pid) pb=$(printed rtb pid) pr=$(printed pcr pid) pw=$(printed pcw pid) pr2=$(printed pcr2 pid)
+		rt=$(addr "$(printed rta holds)") pc=$(addr "$(printed pcr holds)")
+		check "$kernel".more.fired_on_it "hung_pid $hung, module: rtb pid ${pb:-none}" test -n "$pb" -a "$hung" = "$pb"
+		check "$kernel".more.rt_b_on_a "pid $pb: $(wait_of "$pb") (rt_mutex $rt held by $pa)" test "$(wait_of "$pb")" = "[\"rt_mutex\", $rt, $pa, null]"
+		steps=$(j "$run/report.json" "next(([s['pid'] for s in c['steps']] for c in d['waits']['chains'] if c['from'] == $pb), None)")
+		check "$kernel".more.rt_chain "chain from $pb: $steps" test "$steps" = "[$pb, $pa]"
+		none='"a percpu-rwsem records no owner"'
+		check "$kernel".more.pcpu_writer "pid $pw: $(wait_of "$pw") (percpu rwsem $pc, read-held by $pr)" test "$(wait_of "$pw")" = "[\"percpu-rwsem\", $pc, null, $none]"
+		check "$kernel".more.pcpu_reader "pid $pr2: $(wait_of "$pr2") (percpu rwsem $pc)" test "$(wait_of "$pr2")" = "[\"percpu-rwsem\", $pc, null, $none]"
+		fellows=$(j "$run/report.json" "[t['waiters'] for t in d['waits']['tasks'] if t['pid'] in ($pw, $pr2)]")
+		check "$kernel".more.pcpu_fellow_waiters "waiters of $pw, $pr2: $fellows" test "$fellows" = "[[$pr2], [$pw]]" -o "$fellows" = "[[$pw], [$pr2]]"
+		;;
 	sem | page)
 		p=$(printed "$case" pid)
 		o=$(addr "$(printed "$case" waits)")
@@ -115,3 +135,30 @@ for case in abba chain sem page; do
 		"$py" -c 'import json, sys; b = json.loads(sys.argv[1]); assert b and all(x is not None and x > 0 for x in b) and b == sorted(b, reverse=True)' "$blk"
 done
 done
+
+# The chain dump again, read by sid's drgn (0.1.0 on: drgn.helpers.linux.locking):
+# drgn's helpers read the holders where trixie's drgn has none; the holders
+# are the same. The toolbox for sid is made on first use, as for trixie.
+src=$({ find "$out/runs-ours-chain" -mindepth 1 -maxdepth 1 -type d -name '2*' 2>/dev/null || true; } | sort | tail -1)
+if [[ -z $src || ! -s $src/report.json ]]; then
+	fail sid.report "no report of the chain case on our kernel to read again"
+else
+	sid=$out/sid-chain
+	rm -rf "$sid"
+	cp -a "$src" "$sid"
+	rm -f "$sid/report.json" "$sid/report.txt"
+	rc=0
+	BPK_TOOLBOX_SUITE=sid analysis/report.py "$sid" >"$out/sid-report.out" 2>&1 || rc=$?
+	owners() { j "$1/report.json" "sorted([t['pid'], (t['waits'] or {}).get('kind'), (t['waits'] or {}).get('address'), (t['owner'] or {}).get('pid')] for t in d['waits']['tasks'])"; }
+	if ((rc != 0)) || [[ ! -s $sid/report.json ]]; then
+		fail sid.report "exit $rc: $(tail -1 "$out/sid-report.out")"
+	else
+		drgnv=$(j "$sid/report.json" "d['analyzers']['chosen']['drgn_version']")
+		check sid.drgn_reads_holders "drgn $drgnv: $(j "$sid/report.json" "d['waits']['owners_read_by']")" \
+			grep -q '^"drgn.helpers.linux.locking ' <<<"$(j "$sid/report.json" "d['waits']['owners_read_by']")"
+		check sid.trixie_reads_own "trixie: $(j "$src/report.json" "d['waits']['owners_read_by']")" \
+			grep -q '^"bpk_waits ' <<<"$(j "$src/report.json" "d['waits']['owners_read_by']")"
+		check sid.same_holders "sid: $(owners "$sid"); trixie: $(owners "$src")" \
+			test "$(owners "$sid")" = "$(owners "$src")" -a "$(j "$sid/report.json" "sum(1 for t in d['waits']['tasks'] if t['owner'])")" = 2
+	fi
+fi

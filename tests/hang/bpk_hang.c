@@ -12,6 +12,11 @@
  *                                   recorded)
  *   insmod bpk_hang.ko hang=page    a task waits on a page lock taken at
  *                                   load time (no owner recorded)
+ *   insmod bpk_hang.ko hang=more    rtb waits on an rt_mutex held by rta,
+ *                                   which sleeps in D on a completion; pcw
+ *                                   waits to write a percpu rwsem that pcr
+ *                                   holds for reading, and pcr2 waits to
+ *                                   read it behind pcw (no owner recorded)
  *
  * Each task it makes is a kthread named bpk-hang-<role>; what it made is
  * printed once every task is blocked, one line a task:
@@ -27,13 +32,15 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/rtmutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/semaphore.h>
 
 static char *hang = "abba";
 module_param(hang, charp, 0444);
-MODULE_PARM_DESC(hang, "abba, chain, sem or page");
+MODULE_PARM_DESC(hang, "abba, chain, sem, page or more");
 
 static DEFINE_MUTEX(lock_a);
 static DEFINE_MUTEX(lock_b);
@@ -47,6 +54,10 @@ static struct page *page;
  */
 static DECLARE_COMPLETION(a_holds);
 static DECLARE_COMPLETION(b_holds);
+static DEFINE_RT_MUTEX(rtm);
+DEFINE_STATIC_PERCPU_RWSEM(pcs);
+static DECLARE_COMPLETION(rta_holds);
+static DECLARE_COMPLETION(pcr_holds);
 
 static int abba_1(void *unused)
 {
@@ -100,6 +111,43 @@ static int page_waiter(void *unused)
 	return 0;
 }
 
+static int rt_a(void *unused)
+{
+	rt_mutex_lock(&rtm);
+	complete(&rta_holds);
+	wait_for_completion(&never);
+	return 0;
+}
+
+static int rt_b(void *unused)
+{
+	wait_for_completion(&rta_holds);
+	rt_mutex_lock(&rtm);
+	return 0;
+}
+
+static int pc_reader(void *unused)
+{
+	percpu_down_read(&pcs);
+	complete(&pcr_holds);
+	wait_for_completion(&never);
+	return 0;
+}
+
+static int pc_writer(void *unused)
+{
+	wait_for_completion(&pcr_holds);
+	percpu_down_write(&pcs);
+	return 0;
+}
+
+/* started once the writer waits: a reader then queues behind it */
+static int pc_reader2(void *unused)
+{
+	percpu_down_read(&pcs);
+	return 0;
+}
+
 static struct task_struct *start(int (*fn)(void *), const char *role)
 {
 	struct task_struct *t = kthread_run(fn, NULL, "bpk-hang-%s", role);
@@ -119,7 +167,7 @@ static void blocked(struct task_struct *t)
 
 static int __init bpk_hang_init(void)
 {
-	struct task_struct *t1, *t2, *t3;
+	struct task_struct *t1, *t2, *t3, *t4, *t5;
 
 	if (!strcmp(hang, "abba")) {
 		t1 = start(abba_1, "abba1");
@@ -166,8 +214,33 @@ static int __init bpk_hang_init(void)
 		blocked(t1);
 		pr_info("bpk-hang: case=page task=page pid=%d holds= waits=page@%px\n",
 			task_pid_nr(t1), page);
+	} else if (!strcmp(hang, "more")) {
+		t1 = start(rt_a, "rta");
+		t2 = start(rt_b, "rtb");
+		t3 = start(pc_reader, "pcr");
+		t4 = start(pc_writer, "pcw");
+		if (IS_ERR(t1) || IS_ERR(t2) || IS_ERR(t3) || IS_ERR(t4))
+			return -ECHILD;
+		blocked(t1);
+		blocked(t2);
+		blocked(t3);
+		blocked(t4);
+		t5 = start(pc_reader2, "pcr2");
+		if (IS_ERR(t5))
+			return -ECHILD;
+		blocked(t5);
+		pr_info("bpk-hang: case=more task=rta pid=%d holds=rt_mutex@%px waits=completion@%px\n",
+			task_pid_nr(t1), &rtm, &never);
+		pr_info("bpk-hang: case=more task=rtb pid=%d holds= waits=rt_mutex@%px\n",
+			task_pid_nr(t2), &rtm);
+		pr_info("bpk-hang: case=more task=pcr pid=%d holds=percpu-rwsem@%px waits=completion@%px\n",
+			task_pid_nr(t3), &pcs, &never);
+		pr_info("bpk-hang: case=more task=pcw pid=%d holds= waits=percpu-rwsem@%px\n",
+			task_pid_nr(t4), &pcs);
+		pr_info("bpk-hang: case=more task=pcr2 pid=%d holds= waits=percpu-rwsem@%px\n",
+			task_pid_nr(t5), &pcs);
 	} else {
-		pr_err("bpk-hang: hang=%s: not abba, chain, sem or page\n",
+		pr_err("bpk-hang: hang=%s: not abba, chain, sem, page or more\n",
 		       hang);
 		return -EINVAL;
 	}
