@@ -170,8 +170,8 @@ $(TB)/vmlinux.h.stamp: $(KERNEL_OK)
 $(TB)/vmlinux.h: $(TB)/vmlinux.h.stamp
 	@test -s $@ || bpftool btf dump file $(KERNEL)/vmlinux format c > $@
 
-$(TB)/%.bpf.o: triggers/%.bpf.c triggers/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
-	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers -c $< -o $@
+$(TB)/%.bpf.o: triggers/%.bpf.c triggers/sdk/bpk/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers/sdk -Itriggers -c $< -o $@
 
 $(TB)/%.skel.h: $(TB)/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf > $@
@@ -233,7 +233,7 @@ BPK_GEN := $(BK)/gen/causes.h $(BK)/gen/patterns.h
 COLLECTOR_LIB := collector/collect.c collector/flat.c collector/status.c collector/guestlog.c
 # bpk checks names and parameters against the trigger table; it needs no
 # BPF program bytes (TABLE_WITHOUT_PROGRAMS)
-BPK_TABLE := triggers/table.c triggers/params.c triggers/names.c triggers/describe.c $(TB)/names-gen.c
+BPK_TABLE := triggers/table.c triggers/params.c triggers/names.c triggers/describe.c triggers/userprog.c $(TB)/names-gen.c
 BPK_CORE := $(filter-out bpk/main.c,$(wildcard bpk/*.c))
 BPK_SRCS := bpk/main.c $(BPK_CORE) $(COLLECTOR_LIB) $(BPK_TABLE)
 BPK_HDRS := $(wildcard bpk/*.h collector/*.h triggers/*.h)
@@ -492,7 +492,7 @@ $(BPK_MAN): bpk/bpk.1.scd | $(BUILD)/deps.ok
 	@mkdir -p $(@D)
 	scdoc < $< > $@
 install: $(BPK_MAN) $(BPK) bpk/bpk.bash-completion bpk/install.sh $(RUN_DEPS)
-	bpk/install.sh install "$(DESTDIR)$(PREFIX)" $(BPK_MAN) "$(CURDIR)" "$(BUILD)" "$(BPK_CACHE)" "$(abspath $(RUNS))"
+	bpk/install.sh install "$(DESTDIR)$(PREFIX)" $(BPK_MAN) "$(CURDIR)" "$(BUILD)" "$(BPK_CACHE)" "$(abspath $(RUNS))" "$(PREFIX)"
 uninstall:
 	bpk/install.sh uninstall "$(DESTDIR)$(PREFIX)"
 

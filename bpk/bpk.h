@@ -40,6 +40,7 @@ struct bpk_paths {
 	char *runs; /* --runs, else BPK_RUNS, else the config's, else TOP/runs */
 	char *version; /* an installed copy: the version install recorded */
 	bool installed; /* found through share/bpk/bpk.conf */
+	char *sdk; /* installed: the include dir beside share/ holding bpk/ */
 };
 extern struct bpk_paths paths;
 /* Fill @paths; exits 1 naming what is missing when the clone cannot be
@@ -119,6 +120,8 @@ int do_run(int argc, char **argv);
 int do_demo(int argc, char **argv);
 int do_selftest(int argc, char **argv);
 int do_list(int argc, char **argv);
+int do_sdk(int argc, char **argv);
+int do_new_trigger(int argc, char **argv);
 int do_check(int argc, char **argv);
 int do_runs(int argc, char **argv);
 int do_show(int argc, char **argv);

@@ -75,6 +75,24 @@ static char *conf_path(void)
 	return xasprintf("%s/../share/bpk/bpk.conf", exe);
 }
 
+/* ROOT/include of ROOT/share/bpk/bpk.conf, or NULL */
+static char *sdk_dir(const char *conf)
+{
+	char *real = realpath(conf, NULL), *dir = NULL;
+
+	for (int up = 0; real && up < 3; up++) {
+		char *slash = strrchr(real, '/');
+
+		if (!slash || slash == real)
+			break;
+		*slash = '\0';
+		if (up == 2)
+			dir = path_join(real, "include");
+	}
+	free(real);
+	return dir;
+}
+
 static char *env_or(const char *name, char *fallback)
 {
 	const char *v = getenv(name);
@@ -101,6 +119,10 @@ void config_load(const char *runs_opt)
 		runs = conf_get(text, "runs");
 		paths.version = conf_get(text, "version");
 		paths.installed = true;
+		/* make install puts the SDK at ROOT/include, the conf at
+		 * ROOT/share/bpk/bpk.conf
+		 */
+		paths.sdk = sdk_dir(conf);
 		if (!top || !is_dir(top))
 			die("%s: top=%s is not the appliance's clone: reinstall with make install",
 			    conf, top ? top : "(none)");

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # make install / make uninstall for bpk.
 #
-#   install.sh install ROOT MAN-PAGE TOP BUILD CACHE RUNS
+#   install.sh install ROOT MAN-PAGE TOP BUILD CACHE RUNS PREFIX
 #   install.sh uninstall ROOT
 #
-# ROOT is $(DESTDIR)$(PREFIX). install copies bpk, its man page and its bash
-# completion under ROOT and writes ROOT/share/bpk/bpk.conf, which tells the
+# ROOT is $(DESTDIR)$(PREFIX). install copies bpk, its man page, its bash
+# completion and the SDK of users' own trigger programs (include/bpk/: the
+# header, fire.h, the kernel's vmlinux.h; share/pkgconfig/bpk.pc) under ROOT and writes ROOT/share/bpk/bpk.conf, which tells the
 # installed bpk where the clone, its build, the kernel cache and the runs
 # are (the build stays in the clone: the guest images, kernels and tools are
 # large and shared with make). Every file written and every directory made
@@ -67,8 +68,9 @@ uninstall() {
 
 case $cmd in
 install)
-	(($# == 7)) || bad_input "usage: install.sh install ROOT MAN-PAGE TOP BUILD CACHE RUNS"
-	man=$3 top=$4 build=$5 cache=$6 runs=$7
+	(($# == 8)) || bad_input "usage: install.sh install ROOT MAN-PAGE TOP BUILD CACHE RUNS PREFIX"
+	man=$3 top=$4 build=$5 cache=$6 runs=$7 prefix=$8
+	[[ -s $build/triggers/vmlinux.h ]] || die "$build/triggers/vmlinux.h: not built (make triggers)"
 	[[ -r $man ]] || die "$man: the man page is not built (make $man)"
 	if [[ -e $manifest ]]; then
 		# installed before: that install's files go first, exactly
@@ -80,6 +82,15 @@ install)
 	put 0755 "$build/bpk/bpk" "$root/bin/bpk"
 	put 0644 "$man" "$root/share/man/man1/bpk.1"
 	put 0644 "$top/bpk/bpk.bash-completion" "$root/share/bash-completion/completions/bpk"
+	put 0644 "$top/triggers/sdk/bpk/trigger.bpf.h" "$root/include/bpk/trigger.bpf.h"
+	put 0644 "$top/triggers/fire.h" "$root/include/bpk/fire.h"
+	put 0644 "$build/triggers/vmlinux.h" "$root/include/bpk/vmlinux.h"
+	pc=$(mktemp)
+	# shellcheck disable=SC2016 # ${prefix} and ${includedir} are pkg-config's
+	printf 'prefix=%s\nincludedir=${prefix}/include\n\nName: bpk\nDescription: bpf-panic kdump appliance: the SDK of your own trigger programs (clang -g -O2 -target bpf)\nVersion: %s\nCflags: -I${includedir} -D__TARGET_ARCH_x86\n' \
+		"$prefix" "$version" >"$pc"
+	put 0644 "$pc" "$root/share/pkgconfig/bpk.pc"
+	rm -f "$pc"
 	conf=$(mktemp)
 	printf '# written by make install: where the installed bpk finds the appliance\ntop=%s\nbuild=%s\ncache=%s\nruns=%s\nversion=%s\n' \
 		"$top" "$build" "$cache" "$runs" "$version" >"$conf"

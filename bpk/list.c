@@ -15,17 +15,19 @@
 #include "describe.h"
 #include "kernels.h"
 #include "params.h"
+#include "prog.h"
 #include "table.h"
 
 static void usage_list(void)
 {
-	printf("usage: bpk [-j] list [TRIGGER] | bpk list --names | bpk list --params TRIGGER\n"
+	printf("usage: bpk [-j] list [TRIGGER | --prog FILE] | bpk list --names | bpk list --params TRIGGER\n"
 	       "\n"
 	       "The triggers: each one's parameters with type, default and meaning, an\n"
 	       "example and its example workload, then the parameters every trigger\n"
-	       "takes. --names: trigger names only; --params: one trigger's parameter\n"
-	       "names, common ones included, one a line (for completion). -j: the\n"
-	       "table as JSON.\n");
+	       "takes. --prog FILE: your own program's (a .bpf.c is compiled first),\n"
+	       "read from its BTF. --names: trigger names only; --params: one\n"
+	       "trigger's parameter names, common ones included, one a line (for\n"
+	       "completion). -j: the table as JSON.\n");
 }
 
 static void json_params(const struct param_def *d)
@@ -90,6 +92,15 @@ int do_list(int argc, char **argv)
 			printf("%s\n", d->key);
 		return 0;
 	}
+	if (argc && !strcmp(argv[0], "--prog")) {
+		char *name;
+
+		if (argc != 2)
+			usage_error("list --prog needs one FILE");
+		free(prog_prepare(argv[1], &name));
+		only = trigger_find(name);
+		argc = 0;
+	}
 	if (argc && argv[0][0] == '-')
 		usage_error("list: unknown option '%s' (bpk list --help)",
 			    argv[0]);
@@ -101,9 +112,11 @@ int do_list(int argc, char **argv)
 		jw_start_object(json_wtr);
 		jw_name(json_wtr, "triggers");
 		jw_start_array(json_wtr);
-		for (const struct trigger_def *t = triggers; t->name; t++)
-			if (!only || t == only)
-				json_trigger(t);
+		if (only)
+			json_trigger(only);
+		for (const struct trigger_def *t = triggers; !only && t->name;
+		     t++)
+			json_trigger(t);
 		jw_end_array(json_wtr);
 		jw_name(json_wtr, "common_params");
 		json_params(common_params);

@@ -29,6 +29,7 @@
 #include "fire.h"
 #include "params.h"
 #include "proc.h"
+#include "prog.h"
 #include "protocol.h"
 #include "qemu.h"
 #include "record.h"
@@ -36,6 +37,7 @@
 #include "snapshot.h"
 #include "supervise.h"
 #include "table.h"
+#include "userprog.h"
 
 #define DEFAULT_TIMEOUT 300
 #define ERRLEN 2048
@@ -63,6 +65,7 @@ void run_opts_init(struct run_opts *o)
 static void usage_run(void)
 {
 	printf("usage: bpk run TRIGGER [k=v ...] [--workload FILE | -- CMD [ARG ...]] [options]\n"
+	       "       bpk run --prog FILE [k=v ...] [--workload FILE | -- CMD [ARG ...]] [options]\n"
 	       "\n"
 	       "Boot the appliance with TRIGGER armed (k=v: its parameters, bpk list), run\n"
 	       "the workload, and when the trigger fires collect the dump, file the run\n"
@@ -181,7 +184,8 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				"--log-cap",  "--capture-append",
 				"--qemu-arg", "--runs",
 				"--restore",  "--attempt",
-				"--campaign", NULL
+				"--campaign", "--prog",
+				NULL
 			};
 			bool known = false;
 
@@ -257,6 +261,11 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				o->attempt = num_opt(a, v, 1);
 			} else if (!strcmp(a, "--campaign")) {
 				o->campaign = v;
+			} else if (!strcmp(a, "--prog")) {
+				if (o->prog)
+					usage_error("%s: --prog given twice",
+						    verb);
+				o->prog = v;
 			} else {
 				usage_error(
 					"%s: unknown option '%s' (bpk %s --help)",
@@ -266,7 +275,7 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 			usage_error("%s: unknown option '%s' (bpk %s --help)",
 				    verb, a, verb);
 		} else if (strchr(a, '=')) {
-			if (!o->trigger)
+			if (!o->trigger && !o->prog)
 				usage_error(
 					"%s: '%s' before the trigger's name (bpk %s TRIGGER k=v ...)",
 					verb, a, verb);
@@ -276,10 +285,18 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				usage_error(
 					"%s: unexpected argument '%s' (parameters are k=v; bpk list %s)",
 					verb, a, o->trigger);
+			if (o->prog)
+				usage_error(
+					"%s: '%s': a trigger's name and --prog FILE exclude each other",
+					verb, a);
 			o->trigger = a;
 		}
 	}
-	if (!o->trigger)
+	if (o->prog && o->trigger)
+		usage_error(
+			"%s: --prog %s and trigger %s: a trigger's name and --prog FILE exclude each other",
+			verb, o->prog, o->trigger);
+	if (!o->trigger && !o->prog)
 		usage_error(
 			"%s: no trigger given (bpk %s TRIGGER [k=v ...]; bpk list)",
 			verb, verb);
@@ -444,17 +461,47 @@ static void check_kernel_names(const struct run_opts *o,
 			n++;
 		}
 	}
+	/* a --prog program: what its SEC() names point at */
+	if (o->prog_obj) {
+		const char *syms[MAX_ARGS], *whats[MAX_ARGS];
+		int m = userprog_kernel_names(syms, whats, MAX_ARGS);
+
+		for (int i = 0; i < m && n < 3 * MAX_ARGS; i++, n++) {
+			texts[n] = xstrdup(syms[i]);
+			what[n] = whats[i];
+			names[n] = texts[n];
+		}
+	}
 	names[n] = NULL;
 	if (!n)
 		return;
 	if (kernel_has_symbols(k, names, found, err, sizeof(err)))
 		die("cannot read the symbol table of %s: %s", k->vmlinux, err);
 	for (int i = 0; i < n; i++) {
-		const char *val = strchr(what[i], '=') + 1;
-		const char *colon = strchr(val, ':');
+		const char *val, *colon;
 
 		if (found[i])
 			continue;
+		if (!strncmp(what[i], "SEC(", 4)) {
+			bool tp = !strncmp(names[i], "__tracepoint_", 13);
+			bool cat = !strncmp(names[i], "str__", 5);
+
+			usage_error(
+				"--prog %s: %s: no %s %.*s in this kernel (%s: %s)",
+				o->prog, what[i],
+				tp  ? "tracepoint" :
+				cat ? "trace event category" :
+				      "function",
+				cat ? (int)(strlen(names[i]) - 5 -
+					    strlen("__trace_system_name")) :
+				      (int)strlen(names[i] + (tp ? 13 : 0)),
+				names[i] + (tp	? 13 :
+					    cat ? 5 :
+						  0),
+				k->flavor, k->vmlinux);
+		}
+		val = strchr(what[i], '=') + 1;
+		colon = strchr(val, ':');
 		if (!strncmp(what[i], "func=", 5))
 			usage_error(
 				"func=%s: no function %s in this kernel (%s: %s)",
@@ -663,6 +710,15 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 	char *args;
 	const char *accel;
 
+	if (o->prog) {
+		char *name;
+
+		if (o->restore)
+			usage_error(
+				"--prog and --restore: a snapshot is armed with a built-in trigger");
+		o->prog_obj = prog_prepare(o->prog, &name);
+		o->trigger = name;
+	}
 	check_trigger_name(o);
 	check_args_text(o);
 	if (!strcmp(o->trigger, "none")) {
@@ -1775,6 +1831,15 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		cpio_add_dir(cpio, "etc/bpk", 0755);
 		cpio_add_data(cpio, "etc/bpk/workload", 0755, workload_text,
 			      workload_len);
+		if (o->prog_obj) {
+			char *in = xasprintf("%s/%s.bpf.o", USERPROG_DIR + 1,
+					     o->trigger);
+
+			/* triggerctl finds the trigger there by its name */
+			cpio_add_dir(cpio, USERPROG_DIR + 1, 0755);
+			cpio_add_path(cpio, in, o->prog_obj);
+			free(in);
+		}
 		if (hostfs_why && hostfs_setup(o, hostfs_why, cpio, &shares))
 			die("the host view could not be made");
 		if (cpio_close(cpio, err, sizeof(err)))

@@ -22,7 +22,11 @@ enum display {
 enum host_fs { HOSTFS_AUTO, HOSTFS_ON, HOSTFS_OFF };
 
 struct run_opts {
-	const char *trigger; /* a trigger of the table, or "none" */
+	const char *trigger; /* a trigger of the table, "none", or the name
+			      * of the --prog program
+			      */
+	const char *prog; /* --prog FILE: the user's own trigger program */
+	char *prog_obj; /* its BPF object (compiled into the cache) */
 	struct strv targs; /* its k=v words, as given */
 	char *workload; /* a file: absolute path */
 	struct strv command; /* or -- CMD ARGS */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE /* vasprintf */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -27,23 +28,66 @@
 #error "build against the patched kernel's UAPI header (BPF_F_DESTRUCTIVE)"
 #endif
 
-/* libbpf's own messages (verifier logs): kept, and shown only on failure. */
+/*
+ * libbpf's own messages (verifier logs): kept, and shown only on failure.
+ * A verifier log can run to megabytes (a loop it walks to its 1M
+ * instruction limit); what says why is at its two ends: the program's name
+ * at the start, the verifier's verdict at the end. So the first
+ * LOG_HEAD bytes stay, and past them the oldest text makes room.
+ */
+#define LOG_HEAD (8 * 1024)
+#define LOG_CUT "\n[... verifier log cut here ...]\n"
 static char libbpf_log[64 * 1024];
 static size_t libbpf_log_len;
+static int libbpf_log_cut;
+
+static void keep_text(const char *text, size_t n)
+{
+	size_t room = sizeof(libbpf_log) - 1 - libbpf_log_len;
+
+	/* one message can be the whole verifier log: its two ends */
+	if (n > sizeof(libbpf_log) / 2) {
+		size_t tail = sizeof(libbpf_log) / 2 - LOG_HEAD;
+
+		keep_text(text, LOG_HEAD / 2);
+		keep_text(LOG_CUT, sizeof(LOG_CUT) - 1);
+		keep_text(text + n - tail, tail);
+		return;
+	}
+	if (n > room) {
+		size_t drop = n - room, keep_from = LOG_HEAD;
+
+		if (!libbpf_log_cut) {
+			/* the marker goes where the cut is, once */
+			memcpy(libbpf_log + LOG_HEAD, LOG_CUT,
+			       sizeof(LOG_CUT) - 1);
+			keep_from += sizeof(LOG_CUT) - 1;
+			drop += sizeof(LOG_CUT) - 1;
+			libbpf_log_cut = 1;
+		} else {
+			keep_from += sizeof(LOG_CUT) - 1;
+		}
+		memmove(libbpf_log + keep_from, libbpf_log + keep_from + drop,
+			libbpf_log_len - keep_from - drop);
+		libbpf_log_len -= drop;
+	}
+	memcpy(libbpf_log + libbpf_log_len, text, n);
+	libbpf_log_len += n;
+	libbpf_log[libbpf_log_len] = '\0';
+}
 
 static int keep_libbpf_log(enum libbpf_print_level level, const char *fmt,
 			   va_list ap)
 {
+	char *text = NULL;
 	int n;
 
-	if (level == LIBBPF_DEBUG || libbpf_log_len >= sizeof(libbpf_log) - 1)
+	if (level == LIBBPF_DEBUG)
 		return 0;
-	n = vsnprintf(libbpf_log + libbpf_log_len,
-		      sizeof(libbpf_log) - libbpf_log_len, fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	if (n > 0)
-		libbpf_log_len += (size_t)n;
-	if (libbpf_log_len >= sizeof(libbpf_log))
-		libbpf_log_len = sizeof(libbpf_log) - 1;
+		keep_text(text, (size_t)n);
+	free(text);
 	return 0;
 }
 
@@ -131,7 +175,20 @@ static int set_var(struct rodata *r, const char *var, const void *val,
 		memcpy(dst, val, len);
 		return 0;
 	}
-	if (size == sizeof(__u32)) {
+	if (size == 1 || size == 2) {
+		long long n = *(const long long *)val;
+		__u8 b = (__u8)n;
+		__u16 h = (__u16)n;
+
+		/* the parser checked the type's range; this is the backstop */
+		if (n > (size == 1 ? UINT8_MAX : UINT16_MAX) ||
+		    n < (size == 1 ? INT8_MIN : INT16_MIN)) {
+			snprintf(err, errlen, "%lld does not fit in %zu bits",
+				 n, size * 8);
+			return -1;
+		}
+		memcpy(dst, size == 1 ? (void *)&b : (void *)&h, size);
+	} else if (size == sizeof(__u32)) {
 		long long n = *(const long long *)val;
 		__u32 v = (__u32)n;
 
@@ -397,13 +454,20 @@ static struct bpf_link *attach_one(struct bpf_program *prog,
 	const struct trigger_def *t = a->trigger;
 	char path[ARG_TEXT_LEN], *sym;
 
-	if (t->attach != ATTACH_UPROBE)
+	const char *sec = bpf_program__section_name(prog);
+
+	/* a bare SEC("uprobe") or SEC("uretprobe") goes on target=; every
+	 * other program by its SEC() name
+	 */
+	if (t->attach != ATTACH_UPROBE ||
+	    (strcmp(sec, "uprobe") && strcmp(sec, "uretprobe")))
 		return bpf_program__attach(prog);
 	snprintf(path, sizeof(path), "%s", args_get(a, t->attach_param)->text);
 	sym = strchr(path, ':');
 	*sym++ = '\0';
 	{
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = sym);
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = sym,
+			    .retprobe = !strcmp(sec, "uretprobe"));
 
 		/* pid -1: every process that runs the binary */
 		return bpf_program__attach_uprobe_opts(prog, -1, path, 0,
@@ -567,6 +631,36 @@ int trigger_saved_args(const char *name, char *blob, size_t len)
 	return err;
 }
 
+/*
+ * The verifier refused a program: say which, where in its source (the
+ * file and line of its BTF line info, found by the source text the
+ * verifier printed) and what the verifier said, on one line. 1 with @err,
+ * 0 when the log holds no verifier log.
+ */
+static int verifier_refused(struct bpf_object *obj, const void *bytes,
+			    size_t size, char *err, size_t errlen)
+{
+	char prog[64], src[160], why[200], file[96], at[300] = "";
+	struct bpf_program *p;
+	unsigned int line;
+
+	if (!verifier_rejection(libbpf_log, prog, sizeof(prog), src,
+				sizeof(src), why, sizeof(why)))
+		return 0;
+	p = bpf_object__find_program_by_name(obj, prog);
+	if (src[0] && p &&
+	    source_line_of(bytes, size, bpf_program__section_name(p), src, file,
+			   sizeof(file), &line))
+		snprintf(at, sizeof(at), " at %s:%u `%s`", file, line, src);
+	else if (src[0])
+		snprintf(at, sizeof(at), " at `%s`", src);
+	snprintf(
+		err, errlen,
+		"the verifier refused program %s%s: %s (its verifier log: console.log)",
+		prog, at, why[0] ? why : "(no reason printed)");
+	return 1;
+}
+
 int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 		size_t errlen)
 {
@@ -630,6 +724,8 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	if (set_params(&ro, a, err, errlen) ||
 	    set_var(&ro, "cfg_action", &act, 0, 0, err, errlen) ||
 	    set_var(&ro, "cfg_msg", msg, strlen(msg), 1, err, errlen) ||
+	    set_var(&ro, "cfg_trigger", t->name, strlen(t->name), 1, err,
+		    errlen) ||
 	    set_targets(obj, &ro, a, err, errlen)) {
 		free(ro.buf);
 		goto fail;
@@ -650,20 +746,30 @@ int trigger_arm(const struct arm_args *a, unsigned int action, char *err,
 	}
 
 	libbpf_log_len = 0;
+	libbpf_log_cut = 0;
 	libbpf_log[0] = '\0';
 	rc = bpf_object__load(obj);
 	if (rc) {
 		char why[256]; /* what this kernel lacks, if that is it */
 
-		fprintf(stderr, "%s", libbpf_log);
+		/* the reason below starts a line of its own */
+		fprintf(stderr, "%s%s", libbpf_log,
+			libbpf_log_len &&
+					libbpf_log[libbpf_log_len - 1] != '\n' ?
+				"\n" :
+				"");
 		if (load_failure_reason(libbpf_log, why, sizeof(why)))
-			snprintf(err, errlen,
-				 "loading %s failed: %s (verifier log above)",
-				 t->name, why);
+			snprintf(
+				err, errlen,
+				"loading %s failed: %s (its verifier log: console.log)",
+				t->name, why);
+		else if (verifier_refused(obj, bytes, size, err, errlen))
+			;
 		else
-			snprintf(err, errlen,
-				 "loading %s failed: %s (verifier log above)",
-				 t->name, strerror(-rc));
+			snprintf(
+				err, errlen,
+				"loading %s failed: %s (its verifier log: console.log)",
+				t->name, strerror(-rc));
 		goto fail;
 	}
 

@@ -7,7 +7,7 @@
  * comm=/pid= select the task. A perf_event program is not a tracing
  * program: it can fire with bpf_panic() only, not crash_kexec.
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 const volatile __u64 cfg_msec = 1000;
 

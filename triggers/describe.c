@@ -17,8 +17,11 @@ void describe_trigger(FILE *f, const struct trigger_def *t)
 {
 	fprintf(f, "%s: %s\n", t->name, t->summary);
 	describe_params(f, t->params);
-	fprintf(f, "    example: triggerctl arm %s %s\n", t->name, t->example);
-	fprintf(f, "    example workload: %s\n", t->workload);
+	if (t->example)
+		fprintf(f, "    example: triggerctl arm %s %s\n", t->name,
+			t->example);
+	if (t->workload)
+		fprintf(f, "    example workload: %s\n", t->workload);
 }
 
 void describe_common(FILE *f)

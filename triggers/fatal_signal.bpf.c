@@ -12,7 +12,7 @@
  * death at all. Signals that dump core (SIGSEGV, SIGABRT ...) are delivered
  * under their own number.
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 #define SIGKILL 9
 #define SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */

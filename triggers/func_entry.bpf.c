@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* func_entry: a kernel function was entered (fentry on func=). */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 /* The function's name, for the record. Not bpf_get_func_ip(): using it
  * makes the trampoline save the IP on every call, a cost on hot functions.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* func_error: a kernel function returned an error (fexit on func=). */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 const volatile __s64 cfg_errno = 0; /* errno to match, 0 = any error */
 /* Size of the function's return type, from BTF (set by the loader): 1, 2,

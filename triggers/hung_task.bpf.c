@@ -3,7 +3,7 @@
  * report; the loader sets kernel.hung_task_timeout_secs). comm=/pid=
  * select the hung task.
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 SEC("tp_btf/sched_process_hang")
 int BPF_PROG(hung_task, struct task_struct *t)

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,4 +60,171 @@ int load_failure_reason(const char *log, char *buf, size_t len)
 		return 1;
 	}
 	return 0;
+}
+
+/* Copy the line at @p (up to its newline) into @buf. */
+static void copy_line(const char *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* Is the line at @p an instruction the verifier checked ("12: (61) ...")? */
+static int insn_line(const char *p)
+{
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return p[0] == ':' && p[1] == ' ' && p[2] == '(';
+}
+
+int verifier_rejection(const char *log, char *prog, size_t plen, char *src,
+		       size_t slen, char *why, size_t wlen)
+{
+	static const char begin[] = "': -- BEGIN PROG LOAD LOG --\n";
+	const char *b = NULL, *p, *end, *name, *after_insn = NULL;
+
+	for (p = strstr(log, begin); p; p = strstr(p + 1, begin))
+		b = p;
+	if (!b)
+		return 0;
+	/* "libbpf: prog 'NAME': -- BEGIN ..." */
+	for (name = b; name > log && name[-1] != '\''; name--)
+		;
+	snprintf(prog, plen, "%.*s", (int)(b - name), name);
+	p = b + strlen(begin);
+	end = strstr(p, "-- END PROG LOAD LOG --");
+	if (!end)
+		end = p + strlen(p);
+	src[0] = why[0] = '\0';
+	for (; p < end; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : end) {
+		if (p[0] == ';' && p[1] == ' ')
+			copy_line(p + 2, src, slen);
+		else if (insn_line(p))
+			after_insn = strchr(p, '\n') ? strchr(p, '\n') + 1 :
+						       end;
+	}
+	/* the error: after the last instruction, else the first line */
+	p = after_insn ? after_insn : b + strlen(begin);
+	while (p < end && (*p == '\n' || !strncmp(p, "processed ", 10)))
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : end;
+	if (p < end)
+		copy_line(p, why, wlen);
+	return 1;
+}
+
+/* ELF section @name's bytes, or NULL. */
+static const unsigned char *section(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			return NULL;
+		n = elf_strptr(elf, shstr, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+static uint32_t u32_at(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* String @off of .BTF's string section, bounded, or NULL. */
+static const char *btf_str(const unsigned char *btf, size_t size, uint32_t off)
+{
+	uint32_t hdr, str_off, str_len;
+
+	if (size < 24)
+		return NULL;
+	hdr = u32_at(btf + 4);
+	str_off = u32_at(btf + 16);
+	str_len = u32_at(btf + 20);
+	if ((uint64_t)hdr + str_off + str_len > size || off >= str_len ||
+	    !memchr(btf + hdr + str_off + off, '\0', str_len - off))
+		return NULL;
+	return (const char *)btf + hdr + str_off + off;
+}
+
+int source_line_of(const void *bytes, size_t size, const char *sec,
+		   const char *text, char *file, size_t flen,
+		   unsigned int *line)
+{
+	const unsigned char *btf, *ext, *p, *end;
+	size_t bsize = 0, esize = 0;
+	uint32_t hdr, off, len, rec;
+	int found = 0;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    !(elf = elf_memory((char *)bytes, size)))
+		return 0;
+	btf = section(elf, ".BTF", &bsize);
+	ext = section(elf, ".BTF.ext", &esize);
+	/* header: magic, version, flags, hdr_len, func_info off/len,
+	 * line_info off/len
+	 */
+	if (!btf || !ext || esize < 24 || ext[0] != 0x9f || ext[1] != 0xeb)
+		goto out;
+	hdr = u32_at(ext + 4);
+	off = u32_at(ext + 16);
+	len = u32_at(ext + 20);
+	if ((uint64_t)hdr + off + len > esize || len < 4)
+		goto out;
+	p = ext + hdr + off;
+	end = p + len;
+	rec = u32_at(p);
+	p += 4;
+	if (rec < 16)
+		goto out;
+	/* per section: its name, how many records, the records (insn_off,
+	 * file_name_off, line_off, line_col: line << 10 | column)
+	 */
+	while (!found && end - p >= 8) {
+		const char *name = btf_str(btf, bsize, u32_at(p));
+		uint32_t n = u32_at(p + 4);
+
+		p += 8;
+		if ((uint64_t)n * rec > (uint64_t)(end - p))
+			break;
+		for (uint32_t i = 0; name && !strcmp(name, sec) && i < n; i++) {
+			const unsigned char *r = p + (size_t)i * rec;
+			const char *t = btf_str(btf, bsize, u32_at(r + 8));
+			const char *f = btf_str(btf, bsize, u32_at(r + 4));
+
+			/* the verifier prints it with its indent trimmed */
+			while (t && (*t == ' ' || *t == '\t'))
+				t++;
+			if (t && f && !strcmp(t, text)) {
+				const char *base = strrchr(f, '/');
+
+				snprintf(file, flen, "%s", base ? base + 1 : f);
+				*line = u32_at(r + 12) >> 10;
+				found = 1;
+				break;
+			}
+		}
+		p += (size_t)n * rec;
+	}
+out:
+	elf_end(elf);
+	return found;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* oom_kill: the OOM killer chose a victim (comm=/pid= select the victim). */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 SEC("tp_btf/mark_victim")
 int BPF_PROG(oom_kill, struct task_struct *victim, uid_t uid)

@@ -16,6 +16,8 @@ const char *param_type_name(enum param_type type)
 		return "string";
 	case PT_UINT:
 		return "uint";
+	case PT_INT:
+		return "int";
 	case PT_ANYUINT:
 		return "uint|any";
 	case PT_COUNT:
@@ -98,6 +100,25 @@ static int convert(const struct param_def *def, const char *text,
 			return -1;
 		}
 		return check_max(def, text, v->num, ", or any", err, errlen);
+	case PT_INT: {
+		char *end;
+
+		errno = 0;
+		v->num = strtoll(text, &end, 10);
+		if (!*text || *end) {
+			snprintf(err, errlen, "%s=%s: not a whole number",
+				 def->key, text);
+			return -1;
+		}
+		if (errno || v->num < -(long long)def->max - 1 ||
+		    v->num > (long long)def->max) {
+			snprintf(err, errlen,
+				 "%s=%s: out of range (%lld to %llu)", def->key,
+				 text, -(long long)def->max - 1, def->max);
+			return -1;
+		}
+		return 0;
+	}
 	case PT_UINT:
 	case PT_COUNT:
 		if (parse_uint(text, def->type == PT_UINT ? 0 : 1, &v->num)) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* proc_exit: a process exited with a given status (any non-zero by default). */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 const volatile __s64 cfg_status = -1; /* 0..255, -1 = any non-zero */
 

@@ -15,7 +15,7 @@
  * The record says how the wait began: after=wakeup, fork or switch (it was
  * switched out while runnable).
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 #define TASK_RUNNING 0
 

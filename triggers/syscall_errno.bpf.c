@@ -10,7 +10,7 @@
  *   restarted. So they are not matched at sys_exit, and EINTR is matched
  *   when the signal is delivered, where the outcome is known.
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 #define EINTR 4
 #define ERESTARTSYS 512

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* syscall_slow: a syscall (or a given one) took longer than ms=. */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 const volatile __s64 cfg_syscall = -1; /* -1 = any */
 const volatile __u64 cfg_msec = 1000;

@@ -12,6 +12,7 @@
 enum param_type {
 	PT_STRING, /* text, copied into a char array */
 	PT_UINT, /* decimal, >= 0 */
+	PT_INT, /* decimal, signed: -max-1 to max (two's complement) */
 	PT_ANYUINT, /* decimal >= 0, or "any" (-1) */
 	PT_COUNT, /* decimal, >= 1: counts and durations (the key names the unit) */
 	PT_FLAG, /* "key" alone, or key=0/1 */

@@ -6,7 +6,7 @@
  * that are not tracepoints of their own) one on raw_syscalls' sys_enter or
  * sys_exit that keeps the one syscall.
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 const volatile __s64 cfg_syscall = -1; /* syscalls:* only: its number */
 

@@ -9,11 +9,15 @@
  *   triggerctl status [NAME]            armed triggers, matches, fire records
  *   triggerctl disarm NAME              detach and unpin
  *   triggerctl rearm NAME               load it again with the same arguments
+ *
+ * NAME is a trigger of the table, or a run's own program: the BPF object
+ * USERPROG_DIR/NAME.bpf.o (bpk run --prog), read as its trigger.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/types.h>
 
 #include "arm.h"
@@ -23,6 +27,7 @@
 #include "preflight.h"
 #include "sysctl.h"
 #include "table.h"
+#include "userprog.h"
 
 #define ERRLEN 512
 
@@ -266,10 +271,33 @@ static int cmd_rearm(const char *name)
 	return cmd_arm(name, n, words);
 }
 
+/*
+ * A name that is not in the table: the run's own program, when bpk put one
+ * of that name in the guest. 0, or 2 after saying why it cannot be used.
+ */
+static int own_program(const char *name)
+{
+	char path[256], err[ERRLEN];
+
+	if (trigger_find(name) || !userprog_name_ok(name))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s.bpf.o", USERPROG_DIR, name);
+	if (access(path, F_OK))
+		return 0;
+	if (userprog_load(path, name, NULL, err, sizeof(err))) {
+		fprintf(stderr, "triggerctl: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage();
+	if (argc >= 3 && strcmp(argv[1], "list") && strcmp(argv[1], "check") &&
+	    own_program(argv[2]))
+		return 2;
 	if (!strcmp(argv[1], "list") && argc == 2)
 		return cmd_list();
 	if (!strcmp(argv[1], "check") && argc == 2)

@@ -3,7 +3,7 @@
  * an application's assertion that dumps the kernel. A uprobe is not a
  * tracing program, so it can only fire with bpf_panic(), not crash_kexec.
  */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 SEC("uprobe")
 int BPF_KPROBE(uprobe_hit)

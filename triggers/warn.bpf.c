@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* warn: a WARN() fired, optionally only one from a source file (file=). */
-#include "trigger.bpf.h"
+#include <bpk/trigger.bpf.h>
 
 #define FILE_LEN 128
 
