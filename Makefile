@@ -262,7 +262,8 @@ $(BPK): $(BPK_SRCS) $(BPK_HDRS) $(BPK_GEN)
 # argv building, every parser of guest bytes), with ASan and UBSan, and the
 # command-line tests.
 CB := $(BUILD)/collector
-UNIT_TESTS := $(BK)/record-test $(BK)/json-writer-test $(BK)/protocol-test $(CB)/unit-tests
+UNIT_TESTS := $(BK)/record-test $(BK)/json-writer-test $(BK)/protocol-test $(BK)/prog-test \
+	$(BK)/prog-test.bpf.o $(CB)/unit-tests
 ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 $(BK)/record-test: bpk/tests/record-test.c bpk/record.c bpk/json_writer.c bpk/tests/check.h bpk/record.h bpk/json_writer.h $(BPK_GEN)
 	@mkdir -p $(@D)
@@ -275,6 +276,14 @@ $(BK)/protocol-test: bpk/tests/protocol-test.c bpk/protocol.c bpk/escape.c bpk/q
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
 		$(filter %.c,$^) bpk/config.c -lcrypto
+# a user's program read as a trigger, on an object built as bpk builds one
+$(BK)/prog-test.bpf.o: bpk/tests/prog-test.bpf.c triggers/sdk/bpk/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
+	@mkdir -p $(@D)
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers/sdk -Itriggers -c $< -o $@
+$(BK)/prog-test: bpk/tests/prog-test.c triggers/userprog.c triggers/loadfail.c triggers/params.c \
+		triggers/table.c triggers/names.c $(TB)/names-gen.c bpk/tests/check.h $(wildcard triggers/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) -DTABLE_WITHOUT_PROGRAMS -Ibpk -Itriggers -o $@ $(filter %.c,$^) -lbpf -lelf -lz
 # the collector's own code and what it links of bpk's
 COLLECTOR_DEPS := $(COLLECTOR_LIB) bpk/record.c bpk/json_writer.c bpk/protocol.c bpk/escape.c
 $(CB)/unit-tests: collector/unit-tests.c $(COLLECTOR_DEPS) analysis/fire_decode.c $(BPK_HDRS) \

@@ -29,6 +29,10 @@ extern bool json_output; /* -j/--json */
 extern bool pretty_output; /* -p/--pretty */
 extern json_writer_t *json_wtr; /* stdout, when json_output */
 extern const char *bin_name; /* "bpk" */
+/* The umask bpk was started with (its own is 077): the build make runs
+ * for it is the clone's, shared with make and other users, not private
+ */
+extern mode_t user_umask;
 
 /* --- where things are (config.c) */
 struct bpk_paths {

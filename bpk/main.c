@@ -18,6 +18,7 @@ bool json_output;
 bool pretty_output;
 json_writer_t *json_wtr;
 const char *bin_name = "bpk";
+mode_t user_umask = 022;
 
 struct cmd {
 	const char *name;
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
 	 * snapshots, staging): its owner's alone, from creation; a file QEMU's
 	 * user must read is opened up on purpose (run.c, snapshot.c)
 	 */
-	umask(077);
+	user_umask = umask(077);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -866,6 +866,7 @@ static void build_line(const struct run_opts *o, FILE *log, const char *line,
 
 void run_build(const struct run_opts *o, const struct kernel_info *k)
 {
+	mode_t old_umask;
 	char *target = xstrdup(k->make_target), *logpath, *buildvar, *mk;
 	char buf[4096], line[4096], last[4096] = "", el[32];
 	struct spawn s = { 0 };
@@ -915,7 +916,10 @@ void run_build(const struct run_opts *o, const struct kernel_info *k)
 		if (o->display != DISPLAY_QUIET)
 			p_info("bringing the build up to date (make %s; log: %s)",
 			       target, logpath);
+		/* make's files are the clone's: made with the user's umask */
+		old_umask = umask(user_umask);
 		rc = proc_spawn(&s);
+		umask(old_umask);
 	}
 	close(p[1]);
 	while (rc >= 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {

@@ -42,6 +42,32 @@ static const void *userprog_bytes(size_t *size)
 	return bytes;
 }
 
+void userprog_unload(void)
+{
+	for (struct param_def *p = params; p && p->key; p++) {
+		/* target= is the only one not allocated */
+		if (p->type == PT_SYMBOL && !p->var)
+			continue;
+		free((char *)p->key);
+		free((char *)p->var);
+		free((char *)p->def);
+		free((char *)p->help);
+	}
+	free(params);
+	params = NULL;
+	for (int i = 0; i < nkernel; i++) {
+		free((char *)ksyms[i]);
+		free((char *)kwhats[i]);
+	}
+	nkernel = 0;
+	free((char *)def.name);
+	free((char *)def.summary);
+	memset(&def, 0, sizeof(def));
+	free(bytes);
+	bytes = NULL;
+	nbytes = 0;
+}
+
 const struct trigger_def *userprog_def(void)
 {
 	return def.name ? &def : NULL;
@@ -538,13 +564,18 @@ int userprog_load(const char *path, const char *name, const char *source,
 			shown, name);
 		return -1;
 	}
-	if (read_all(path, err, errlen) || check_elf(shown, err, errlen))
+	if (def.name) {
+		snprintf(err, errlen, "%s: a program (%s) is loaded already",
+			 shown, def.name);
 		return -1;
+	}
+	if (read_all(path, err, errlen) || check_elf(shown, err, errlen))
+		goto fail_bytes;
 	obj = bpf_object__open_mem(bytes, nbytes, &opts);
 	if (!obj) {
 		snprintf(err, errlen, "%s: libbpf cannot open it: %s", shown,
 			 strerror(errno));
-		return -1;
+		goto fail_bytes;
 	}
 	if (!bpf_object__btf(obj)) {
 		snprintf(err, errlen,
@@ -598,11 +629,13 @@ int userprog_load(const char *path, const char *name, const char *source,
 	bpf_object__close(obj);
 	if (!def.name || !def.summary) {
 		snprintf(err, errlen, "%s: out of memory", shown);
-		def.name = NULL;
-		return -1;
+		goto fail_bytes;
 	}
 	return 0;
 fail:
 	bpf_object__close(obj);
+fail_bytes:
+	/* what this attempt made: its parameters, names, bytes */
+	userprog_unload();
 	return -1;
 }

@@ -29,6 +29,9 @@ int userprog_name_ok(const char *name);
 int userprog_load(const char *path, const char *name, const char *source,
 		  char *err, size_t errlen);
 
+/* Forget the loaded program: another may be loaded then. */
+void userprog_unload(void);
+
 /* The loaded program's def, or NULL. */
 const struct trigger_def *userprog_def(void);
 

@@ -34,4 +34,5 @@ unit() {
 unit record "$build/bpk/record-test" "$top/analysis/run.schema.json"
 unit json-writer "$build/bpk/json-writer-test"
 unit protocol "$build/bpk/protocol-test"
+unit prog "$build/bpk/prog-test" "$build/bpk/prog-test.bpf.o"
 unit collector "$build/collector/unit-tests"

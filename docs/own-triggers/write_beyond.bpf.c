@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * write_beyond: vfs_write() is entered for a file whose position
+ * (struct file's f_pos) is beyond max_pos=, on a file named name=: a
+ * struct field out of its valid range at a function's entry, the shape
+ * of "the index file grew past its format's limit" or "a seek with a
+ * corrupted offset" bugs.
+ *
+ *   bpk run --prog docs/own-triggers/write_beyond.bpf.c max_pos=1048576 \
+ *       name=data.bin --workload docs/own-triggers/write_beyond.sh
+ */
+#include <bpk/trigger.bpf.h>
+
+const volatile __s64 cfg_max_pos = 1 << 20; /* max_pos=: bytes */
+const volatile char cfg_name[32] = ""; /* name=: the file's name, "" = any */
+
+static __always_inline bool name_matches(struct file *file)
+{
+	char have[32] = {};
+
+	if (!cfg_name[0])
+		return true;
+	bpf_probe_read_kernel_str(have, sizeof(have),
+				  BPF_CORE_READ(file, f_path.dentry, d_name.name));
+	for (int i = 0; i < (int)sizeof(have); i++) {
+		if (have[i] != cfg_name[i])
+			return false;
+		if (!have[i])
+			break;
+	}
+	return true;
+}
+
+SEC("fentry/vfs_write")
+int BPF_PROG(vfs_write_enter, struct file *file, const char *buf, size_t count,
+	     loff_t *pos)
+{
+	loff_t at = file->f_pos;
+
+	if (at <= cfg_max_pos || !bpk_task_selected() || !name_matches(file))
+		return 0;
+	bpk_fire("f_pos=%lld max_pos=%lld count=%lu", at, cfg_max_pos, count);
+	return 0;
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Your own trigger programs, through an installed bpk from outside the
+# clone (make install DESTDIR=... PREFIX=/usr, then from a directory of
+# the test's own):
+#  - the worked examples of docs/own-triggers.md fire on our kernel and on
+#    Debian's: the fire record read from the dump names the program and
+#    carries its own detail values, the typed parameters given (a signed
+#    64-bit number, a char array) among them; one is given as a .bpf.o
+#    built with the installed SDK (bpk sdk --cflags);
+#  - bad parameters (unknown key, out of the type's range, too long, a bad
+#    bool) and bad programs (a syntax error with clang's file:line, an
+#    unknown SEC(), a function the kernel lacks, no fire call, an object
+#    for another machine) are refused with exit 2 and nothing booted;
+#  - the verifier's rejections (an out-of-bounds read, an unbounded loop)
+#    end the run at arm time naming the program, its source line and the
+#    verifier's words;
+#  - the template of bpk new-trigger compiles and fires unchanged; a
+#    second compile of the same source is a cache hit.
+# shellcheck disable=SC2016 # backticks and ${...} in single quotes: literal text
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+py=/usr/bin/python3
+dest=$out/destdir
+runs=$out/runs
+mkdir -p "$dest"
+rc=0
+make -s install DESTDIR="$dest" PREFIX=/usr RUNS="$runs" >"$out/install.out" 2>&1 || rc=$?
+ibpk=$dest/usr/bin/bpk
+if ((rc != 0)) || [[ ! -x $ibpk ]]; then
+	fail install "exit $rc: $(tail -1 "$out/install.out")"
+	exit 1
+fi
+work=$out/work
+mkdir -p "$work"
+cp docs/own-triggers/short_pipe_write.bpf.c docs/own-triggers/write_beyond.bpf.c docs/own-triggers/write_beyond.sh "$work/"
+cd "$work"
+
+# j FILE EXPR: EXPR (python, d the document) of a JSON file, as JSON
+j() { "$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2" 2>/dev/null || echo none; }
+# latest RUNS: the run filed last
+latest() { filed_runs "$1" | tail -1; }
+
+# --- the SDK as installed: flags, and an object built with them
+flags=$("$ibpk" sdk --cflags 2>&1 || true)
+check sdk.cflags "bpk sdk --cflags: $flags" test "$flags" = "-I$dest/usr/include"
+check sdk.pkgconfig "$(grep -h '^Cflags' "$dest/usr/share/pkgconfig/bpk.pc" 2>/dev/null || echo no bpk.pc)" \
+	grep -qx 'Cflags: -I${includedir} -D__TARGET_ARCH_x86' "$dest/usr/share/pkgconfig/bpk.pc"
+rc=0
+# shellcheck disable=SC2086 # the flags are words
+clang -g -O2 -target bpf -D__TARGET_ARCH_x86 $flags -c short_pipe_write.bpf.c -o short_pipe_write.bpf.o >"$out/clang.out" 2>&1 || rc=$?
+check sdk.object "clang with the installed SDK: exit $rc $(head -1 "$out/clang.out")" test "$rc" = 0 -a -s short_pipe_write.bpf.o
+
+# --- bpk list --prog: the parameters from the program's BTF
+listing=$("$ibpk" list --prog write_beyond.bpf.c 2>"$out/list.err" || true)
+check list.params "$(grep -E '^    (max_pos|name) ' <<<"$listing" | tr -s ' ' | tr '\n' ';')" \
+	grep -qE '^    max_pos +int +1048576 +__s64: -9223372036854775808 to 9223372036854775807$' <<<"$listing"
+check list.string "$(grep -E '^    name ' <<<"$listing" || echo none)" grep -qE '^    name +string +"" +text, at most 31 characters$' <<<"$listing"
+check compile.first "$(head -1 "$out/list.err")" grep -q '^bpk: compiled write_beyond.bpf.c in ' "$out/list.err"
+"$ibpk" list --prog write_beyond.bpf.c >/dev/null 2>"$out/list2.err" || true
+check compile.cache_hit "$(head -1 "$out/list2.err")" grep -q '^bpk: write_beyond.bpf.c: compiled before ' "$out/list2.err"
+
+# --- the worked examples, on both kernels
+pipe_cmd=(python3 -c 'import os; r, w = os.pipe(); os.set_blocking(w, False); print("wrote", os.write(w, b"x" * 100000))')
+for kernel in ours debian; do
+	rc=0
+	"$ibpk" --runs "$runs/pipe-$kernel" run --prog short_pipe_write.bpf.o comm=python3 --kernel "$kernel" --timeout 120 \
+		-- "${pipe_cmd[@]}" >"$out/pipe-$kernel.out" 2>&1 || rc=$?
+	run=$(latest "$runs/pipe-$kernel")
+	check "$kernel.pipe.run" "exit $rc: ${run:-no run} $(grep -m1 'error:' "$out/pipe-$kernel.out" || true)" test "$rc" = 0 -a -n "$run"
+	fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['source'], d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+	check "$kernel.pipe.record" "fire record from the dump: $fire" \
+		test "$fire" = '["drgn", "short_pipe_write", "asked=100000 wrote=65536"]'
+	rc=0
+	"$ibpk" --runs "$runs/beyond-$kernel" run --prog write_beyond.bpf.c max_pos=1048576 name=data.bin comm=dd \
+		--kernel "$kernel" --timeout 120 --workload write_beyond.sh >"$out/beyond-$kernel.out" 2>&1 || rc=$?
+	run=$(latest "$runs/beyond-$kernel")
+	check "$kernel.beyond.run" "exit $rc: ${run:-no run} $(grep -m1 'error:' "$out/beyond-$kernel.out" || true)" test "$rc" = 0 -a -n "$run"
+	fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm'], d['fire']['fields']['detail']]")
+	check "$kernel.beyond.record" "fire record from the dump: $fire" \
+		test "$fire" = '["write_beyond", "dd", "f_pos=2097152 max_pos=1048576 count=16"]'
+	check "$kernel.beyond.report_text" "$(grep -m1 '^   detail=' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no detail line)" \
+		grep -qx '   detail=f_pos=2097152 max_pos=1048576 count=16' "${run:-/nonexistent}/report.txt"
+done
+
+# --- refused before boot: exit 2, one line, no run filed, no boot
+# refused NAME WANT ARGS...: bpk run ARGS refused with WANT in its last line
+refused() {
+	local name=$1 want=$2 rc=0 last
+	shift 2
+	"$ibpk" --runs "$runs/refused" run "$@" >"$out/$name.out" 2>&1 || rc=$?
+	last=$(grep 'error:' "$out/$name.out" | tail -1)
+	check "refused.$name" "exit $rc: ${last:-no error line}" \
+		test "$rc" = 2 -a -z "$(filed_runs "$runs/refused")" -a -n "$last" -a "${last#*"$want"}" != "$last"
+	if grep -q 'boot:' "$out/$name.out"; then fail "refused.$name.booted" "it booted: $(grep -m1 'boot:' "$out/$name.out")"; fi
+}
+refused param_unknown "nokey: unknown parameter of trigger short_pipe_write" --prog short_pipe_write.bpf.c nokey=1 -- true
+refused param_range "min_asked=4294967296: out of range (0-4294967295)" --prog short_pipe_write.bpf.c min_asked=4294967296 -- true
+refused param_signed "max_pos=9223372036854775808: out of range" --prog write_beyond.bpf.c max_pos=9223372036854775808 -- true
+refused param_long "name=$(printf 'n%.0s' {1..32}): longer than 31 characters" --prog write_beyond.bpf.c "name=$(printf 'n%.0s' {1..32})" -- true
+refused param_bool "dry_run=2: a flag is given alone" --prog write_beyond.bpf.c dry_run=2 -- true
+
+printf '#include <bpk/trigger.bpf.h>\nSEC("fentry/pipe_write")\nint BPF_PROG(p) { bpk_fire("a=%%d", 1) return 0; }\n' >syntax.bpf.c
+refused syntax "syntax.bpf.c: clang could not compile it" --prog syntax.bpf.c -- true
+check refused.syntax_diag "$(grep -m1 'error:' "$out/syntax.out")" grep -q "^syntax.bpf.c:3:[0-9]*: error: expected ';'" "$out/syntax.out"
+printf '#include <bpk/trigger.bpf.h>\nSEC("xdp")\nint x(struct xdp_md *ctx) { bpk_fire("a=%%d", 1); return 0; }\n' >badsec.bpf.c
+refused unknown_sec 'badsec.bpf.c: program x: SEC("xdp") is not one the appliance attaches' --prog badsec.bpf.c -- true
+printf '#include <bpk/trigger.bpf.h>\nSEC("fentry/bpk_no_such_function")\nint BPF_PROG(p) { bpk_fire("a=%%d", 1); return 0; }\n' >nofunc.bpf.c
+refused no_function 'SEC("fentry/bpk_no_such_function") of program p: no function bpk_no_such_function in this kernel' --prog nofunc.bpf.c -- true
+printf '#include <bpk/trigger.bpf.h>\nSEC("fentry/pipe_write")\nint BPF_PROG(p) { return 0; }\n' >nofire.bpf.c
+refused no_fire "nofire.bpf.c: no program calls bpk_fire()" --prog nofire.bpf.c -- true
+cc -c -x c /dev/null -o x86.bpf.o
+refused other_machine "x86.bpf.o: an ELF object for machine 62 (x86-64), not BPF" --prog x86.bpf.o -- true
+
+# --- the verifier's rejections, at arm time
+# verifier NAME SOURCE WANT: the run of SOURCE fails at arm time, its
+# reason naming the program, the source line and WANT
+verifier() {
+	local name=$1 want=$3 rc=0 run reason
+	printf '%s' "$2" >"$name.bpf.c"
+	"$ibpk" --runs "$runs/$name" run --prog "$name.bpf.c" --timeout 120 -- true >"$out/$name.out" 2>&1 || rc=$?
+	run=$(latest "$runs/$name")
+	reason=$(record_field "${run:-/nonexistent}" reason 2>/dev/null || true)
+	check "verifier.$name" "exit $rc: ${reason:-no error in the record}" \
+		test "$rc" = 1 -a "${reason#*"$want"}" != "$reason"
+}
+verifier oob '#include <bpk/trigger.bpf.h>
+const volatile __u32 cfg_idx = 100;
+char buf[16];
+SEC("fentry/pipe_write")
+int BPF_PROG(enter)
+{
+	char c = buf[cfg_idx];
+
+	if (c)
+		bpk_fire("c=%d", c);
+	return 0;
+}
+' 'the verifier refused program enter at oob.bpf.c:7 `char c = buf[cfg_idx];`: invalid access to map value'
+verifier loop '#include <bpk/trigger.bpf.h>
+SEC("fentry/pipe_write")
+int BPF_PROG(enter)
+{
+	while (bpf_get_prandom_u32() != 7)
+		;
+	bpk_fire("a=%d", 1);
+	return 0;
+}
+' 'the verifier refused program enter at loop.bpf.c:5 `while (bpf_get_prandom_u32() != 7)`: infinite loop detected'
+
+# --- the template, unchanged
+rc=0
+"$ibpk" new-trigger mytrig >"$out/new.out" 2>&1 || rc=$?
+check template.written "exit $rc: $(tail -1 "$out/new.out")" test "$rc" = 0 -a -s mytrig.bpf.c
+rc=0
+"$ibpk" --runs "$runs/template" run --prog mytrig.bpf.c comm=unlink --timeout 120 -- unlink /no/such/file >"$out/template.out" 2>&1 || rc=$?
+run=$(latest "$runs/template")
+fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+check template.fires "exit $rc: $fire" test "$rc" = 0 -a "$fire" = '["mytrig", "errno=2 path=/no/such/file"]'
