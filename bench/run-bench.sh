@@ -6,7 +6,7 @@
 # Environment: BENCH_ROUNDS (3) repeats of each measurement; BENCH_COLD=1
 # also times a cold kernel build (about 5 min) in a scratch cache;
 # BENCH_ACCEL (tcg: KVM hangs on these machines, see README);
-# BENCH_SECTIONS (build loop scaling cost memory field campaign) to run only
+# BENCH_SECTIONS (build loop scaling cost memory field campaign prog) to run only
 # some; BENCH_ATTEMPTS (6) attempts per campaign of the campaign section.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 rounds=${BENCH_ROUNDS:-3}
 accel=${BENCH_ACCEL:-tcg}
-sections=${BENCH_SECTIONS:-build loop scaling cost memory field campaign}
+sections=${BENCH_SECTIONS:-build loop scaling cost memory field campaign prog}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ROUNDS '$rounds' is not a number >= 1"
 mkdir -p "$here/results"
 results=$here/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
@@ -406,6 +406,24 @@ if want campaign; then
 	# shellcheck source=campaign.sh
 	. "$here/campaign.sh"
 	campaign_bench
+	step_done ""
+fi
+
+# --- 8. own programs: compiling one, and the cache's answer
+if want prog; then
+	step "prog"
+	pcache=$work/prog-cache
+	v=() h=()
+	for _ in $(seq "$rounds"); do
+		rm -rf "$pcache"
+		v+=("$(seconds "$(BPK_CACHE=$pcache time_ms "$bpk" list --prog "$top/docs/own-triggers/short_pipe_write.bpf.c")")")
+		grep -q '^bpk: compiled ' "$work/last.out" || die "bpk list --prog did not compile: $(head -1 "$work/last.out")"
+		h+=("$(seconds "$(BPK_CACHE=$pcache time_ms "$bpk" list --prog "$top/docs/own-triggers/short_pipe_write.bpf.c")")")
+		grep -q 'compiled before' "$work/last.out" || die "bpk list --prog missed its cache: $(head -1 "$work/last.out")"
+	done
+	record prog "a small program compiled (clang -E for the key, clang -c, read as a trigger)" s "short_pipe_write.bpf.c, empty cache" "${v[@]}"
+	record prog "the same, from the cache (clang -E for the key, read as a trigger)" s "bpk list --prog" "${h[@]}"
+	rm -rf "$pcache"
 	step_done ""
 fi
 

@@ -25,7 +25,7 @@ const char *prog_sdk_cflags(void)
 	static char *flags;
 
 	/* installed: ROOT/include/bpk/ holds the header, fire.h, vmlinux.h */
-	if (!flags && paths.sdk && file_exists(paths.sdk))
+	if (!flags && paths.sdk && is_dir(paths.sdk))
 		flags = xasprintf("-I%s", paths.sdk);
 	if (!flags)
 		flags = xasprintf(
@@ -163,6 +163,9 @@ static char *compile(const char *file, const char *name)
 		free(dir);
 		return obj;
 	}
+	if (access(dir, W_OK))
+		die("%s: %s: the compiled program cannot be cached there (BPK_CACHE)",
+		    dir, strerror(errno));
 	tmp = xasprintf("%s.tmp.%d", obj, (int)getpid());
 	argv[n++] = "clang";
 	{

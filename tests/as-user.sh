@@ -68,9 +68,11 @@ fi
 home=$build/test-out/.home-$user
 ucache=$build/test-out/.cache-$user
 mkdir -p "$home" "$ucache"
+# the links are made afresh: one to an entry now skipped would stay
+find "$ucache" -mindepth 1 -maxdepth 1 -type l -delete
 if [[ -d $cache ]]; then
 	for e in "$cache"/*; do
-		case ${e##*/} in snapshot | kvm-probe-* | '*') continue ;; esac
+		case ${e##*/} in snapshot | prog | kvm-probe-* | '*') continue ;; esac
 		ln -sfn "$e" "$ucache/${e##*/}"
 	done
 fi

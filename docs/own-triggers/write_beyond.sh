@@ -3,5 +3,5 @@
 # (busybox dd seeks with lseek, then writes)
 cd /tmp || exit 1
 dd if=/dev/zero of=data.bin bs=512 count=1 2>/dev/null
-dd if=/dev/zero of=data.bin bs=1 count=16 seek=2097152 conv=notrunc 2>/dev/null
+dd if=/dev/zero of=data.bin bs=16 count=1 seek=131072 conv=notrunc 2>/dev/null
 echo "data.bin written at 0 and at 2 MiB"
