@@ -36,6 +36,7 @@
 #include "proc.h"
 #include "record.h"
 #include "run.h"
+#include "prog.h"
 #include "snapshot.h"
 
 #define MAX_ATTEMPTS 100000
@@ -48,6 +49,8 @@ struct attempt_seen {
 
 struct campaign {
 	const char *trigger;
+	const char *prog; /* --prog FILE, as given */
+	char *prog_obj; /* its object: what every attempt runs */
 	struct strv targs, command;
 	char *workload, *dir, *snapshot, *fresh_why, *not_armed_why;
 	const char *mem, *sshlogin;
@@ -66,6 +69,7 @@ struct campaign {
 static void usage_campaign(void)
 {
 	printf("usage: bpk campaign TRIGGER [k=v ...] --attempts N --jobs J [--fresh]\n"
+	       "       bpk campaign --prog FILE [k=v ...] --attempts N --jobs J ...\n"
 	       "                    [--workload FILE | -- CMD ARGS...] [--runs DIR] [--timeout S]\n"
 	       "                    [--mem SIZE] [--repeat N] [--sshlogin LIST]\n"
 	       "\n"
@@ -75,6 +79,8 @@ static void usage_campaign(void)
 	       "\n"
 	       "  --attempts N     at most N attempts (1-100000)\n"
 	       "  --jobs J         J attempts at a time (per machine of --sshlogin)\n"
+	       "  --prog FILE      a trigger program of your own, as for bpk run (compiled\n"
+	       "                   once); its attempts boot fresh\n"
 	       "  --fresh          boot every attempt (default: restore the armed\n"
 	       "                   snapshot, made once and cached: bpk snapshot)\n"
 	       "  --workload FILE  the reproducer, run in each guest\n"
@@ -138,7 +144,8 @@ static void parse(struct campaign *c, int argc, char **argv)
 			static const char *const with_value[] = {
 				"--attempts", "--jobs",	    "--workload",
 				"--runs",     "--timeout",  "--mem",
-				"--repeat",   "--sshlogin", NULL
+				"--repeat",   "--sshlogin", "--prog",
+				NULL
 			};
 			bool known = false;
 
@@ -168,6 +175,10 @@ static void parse(struct campaign *c, int argc, char **argv)
 						v, MAX_JOBS);
 			} else if (!strcmp(a, "--workload")) {
 				c->workload = xstrdup(v);
+			} else if (!strcmp(a, "--prog")) {
+				if (c->prog)
+					usage_error("--prog given twice");
+				c->prog = v;
 			} else if (!strcmp(a, "--runs")) {
 				if (!*v || has_control(v))
 					usage_error(
@@ -199,21 +210,22 @@ static void parse(struct campaign *c, int argc, char **argv)
 				c->sshlogin = v;
 			}
 		} else if (strchr(a, '=')) {
-			if (!c->trigger)
+			if (!c->trigger && !c->prog)
 				usage_error(
 					"'%s': the trigger's name comes first (bpk campaign --help)",
 					a);
 			strv_add(&c->targs, a);
 		} else {
-			if (c->trigger)
+			if (c->trigger || c->prog)
 				usage_error(
-					"'%s': one trigger only, then its k=v arguments (bpk campaign --help)",
+					"'%s': one trigger only (or --prog FILE), then its k=v arguments (bpk campaign --help)",
 					a);
 			c->trigger = a;
 		}
 	}
-	if (!c->trigger)
-		usage_error("a trigger is required (bpk campaign --help)");
+	if (!c->trigger && !c->prog)
+		usage_error(
+			"a trigger (or --prog FILE) is required (bpk campaign --help)");
 	if (!c->attempts)
 		usage_error("--attempts is required: a number from 1 to %d",
 			    MAX_ATTEMPTS);
@@ -244,8 +256,13 @@ static void validate(struct campaign *c)
 {
 	struct run_opts o;
 	struct kernel_info k;
-	char *args = args_text(&c->targs);
+	char *args = args_text(&c->targs), *name;
 
+	if (c->prog) {
+		/* compiled and read once, here: every attempt runs the object */
+		c->prog_obj = prog_prepare(c->prog, &name);
+		c->trigger = name;
+	}
 	trigger_check(c->trigger, args);
 	free(args);
 	if (!c->workload && !c->command.n) {
@@ -341,6 +358,12 @@ static void choose_mode(struct campaign *c)
 	req.accel = config_accel();
 	if (c->fresh) {
 		c->fresh_why = xstrdup("asked for (--fresh)");
+		return;
+	}
+	if (c->prog) {
+		c->fresh = true;
+		c->fresh_why = xstrdup(
+			"a program of your own (--prog) is armed at boot: snapshots are made with built-in triggers");
 		return;
 	}
 	if (c->command.n) {
@@ -816,6 +839,10 @@ int do_campaign(int argc, char **argv)
 			strv_add(&pa, "--basefile");
 			strv_add(&pa, c.workload);
 		}
+		if (c.prog_obj) {
+			strv_add(&pa, "--basefile");
+			strv_add(&pa, c.prog_obj);
+		}
 		strv_add(&pa, "--return");
 		strv_addf(&pa, "%s/attempts/{}", c.dir);
 	}
@@ -824,7 +851,12 @@ int do_campaign(int argc, char **argv)
 	strv_add(&pa, "--runs");
 	strv_addf(&pa, "%s/attempts/{}/runs", c.dir);
 	strv_add(&pa, "run");
-	strv_add(&pa, c.trigger);
+	if (c.prog_obj) {
+		strv_add(&pa, "--prog");
+		strv_add(&pa, c.prog_obj);
+	} else {
+		strv_add(&pa, c.trigger);
+	}
 	for (int i = 0; i < c.targs.n; i++)
 		strv_add(&pa, c.targs.v[i]);
 	strv_add(&pa, "--timeout");

@@ -153,17 +153,18 @@ static char *compile(const char *file, const char *name)
 	pid_t pid;
 	int n = 0, rc;
 
-	dir = path_join(paths.cache, "prog");
-	if (mkdir_p(dir, 0755))
-		die("%s: %s", dir, strerror(errno));
-	obj = xasprintf("%s/%s-%s.bpf.o", dir, name, key);
+	/* PROG/KEY/NAME.bpf.o: the object's file name is the trigger's name,
+	 * as for one the user gives (a campaign's attempts run it)
+	 */
+	dir = xasprintf("%s/prog/%s", paths.cache, key);
+	obj = xasprintf("%s/%s.bpf.o", dir, name);
 	if (file_exists(obj)) {
 		p_info("%s: compiled before (%s)", file, obj);
 		free(key);
 		free(dir);
 		return obj;
 	}
-	if (access(dir, W_OK))
+	if (mkdir_p(dir, 0755) || access(dir, W_OK))
 		die("%s: %s: the compiled program cannot be cached there (BPK_CACHE)",
 		    dir, strerror(errno));
 	tmp = xasprintf("%s.tmp.%d", obj, (int)getpid());

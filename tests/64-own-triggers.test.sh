@@ -15,7 +15,9 @@
 #    end the run at arm time naming the program, its source line and the
 #    verifier's words;
 #  - the template of bpk new-trigger compiles and fires unchanged; a
-#    second compile of the same source is a cache hit.
+#    second compile of the same source is a cache hit;
+#  - a campaign takes a program of one's own (its attempts boot fresh, and
+#    campaign.json says why) and its winning attempt names the program.
 # shellcheck disable=SC2016 # backticks and ${...} in single quotes: literal text
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -87,6 +89,18 @@ for kernel in ours debian; do
 	check "$kernel.beyond.report_text" "$(grep -m1 '^   detail=' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no detail line)" \
 		grep -qx '   detail=f_pos=2097152 max_pos=1048576 count=16' "${run:-/nonexistent}/report.txt"
 done
+
+# --- a campaign of a program of one's own: fresh boots, said why; the
+# attempt that fires names the program in its record
+rc=0
+"$ibpk" --runs "$runs/campaign" campaign --prog short_pipe_write.bpf.c comm=python3 --attempts 2 --jobs 1 \
+	--timeout 120 -- "${pipe_cmd[@]}" >"$out/campaign.out" 2>"$out/campaign.err" || rc=$?
+won=$(tail -1 "$out/campaign.out")
+fire=$(j "${won:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+check campaign.fired "exit $rc: $won $fire" test "$rc" = 0 -a "$fire" = '["short_pipe_write", "asked=100000 wrote=65536"]'
+cj=$(find "$runs/campaign" -maxdepth 2 -name campaign.json 2>/dev/null | head -1)
+check campaign.fresh_why "$(j "${cj:-/nonexistent}" "d['fresh_why']")" \
+	grep -q 'a program of your own (--prog) is armed at boot' <<<"$(j "${cj:-/nonexistent}" "d['fresh_why']")"
 
 # --- refused before boot: exit 2, one line, no run filed, no boot
 # refused NAME WANT ARGS...: bpk run ARGS refused with WANT in its last line
