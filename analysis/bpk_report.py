@@ -683,6 +683,8 @@ class Report:
         self.out("bpf-panic kdump report")
         self.out(f"run:       {f('id', '')}  ({self.run})")
         self.out(f"trigger:   {f('trigger.name', '')} {f('trigger.args', '')}")
+        if f("trigger.prog"):
+            self.out(f"program:   your own, kept in the run: {f('trigger.prog')}")
         self.out(f"status:    {f('status', '')}, vmcore {f('dump.vmcore_bytes', 0)} bytes "
                  f"(makedumpfile {f('dump.makedumpfile_opts') or ''})")
         if f("reason"):

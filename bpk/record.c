@@ -131,6 +131,7 @@ void record_free(struct run_record *r)
 		&r->trigger.name,
 		&r->trigger.args,
 		&r->trigger.fire_action,
+		&r->trigger.prog,
 		&r->guest.kernel_flavor,
 		&r->guest.kernel,
 		&r->guest.kernel_package,
@@ -199,6 +200,7 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	req_string(jw, "args", r->trigger.args);
 	jw_bool_field(jw, "dry_run", r->trigger.dry_run);
 	jw_string_field(jw, "fire_action", r->trigger.fire_action);
+	jw_string_field(jw, "prog", r->trigger.prog);
 	jw_end_object(jw);
 
 	jw_name(jw, "guest");
@@ -745,6 +747,8 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	boolean(rd, trigger, "trigger", "dry_run", &r->trigger.dry_run);
 	string(rd, trigger, "trigger", "fire_action", NULLABLE,
 	       &r->trigger.fire_action);
+	/* records older than programs of one's own have none */
+	string(rd, trigger, "trigger", "prog", OPTIONAL, &r->trigger.prog);
 
 	guest = object(rd, root, NULL, "guest", REQUIRED);
 	string(rd, guest, "guest", "kernel_flavor", REQUIRED,

@@ -41,6 +41,9 @@ struct run_record {
 		char *name, *args;
 		bool dry_run;
 		char *fire_action; /* NULL: never armed */
+		char *prog; /* a program of the user's own: its object in the
+			     * run ("prog/NAME.bpf.o"); NULL: a built-in one
+			     */
 	} trigger;
 	struct {
 		char *kernel_flavor, *kernel, *kernel_package, *kernel_release;

@@ -981,9 +981,55 @@ struct run_state {
 	long long fired_at_ms; /* wall clock of the first fire seen */
 	char start_iso[32];
 	long long start_epoch_ms;
+	char *prog_in_run; /* "prog/NAME.bpf.o", or NULL */
 };
 
 static struct run_state *cur;
+
+/* Copy @src to @dst (a new file, 0644 under bpk's umask: 0600). */
+static int copy_small(const char *src, const char *dst)
+{
+	size_t len;
+	char *text = read_file(src, 64 << 20, &len);
+	FILE *f;
+	int rc;
+
+	if (!text)
+		return -1;
+	f = fopen(dst, "wx");
+	rc = !f || fwrite(text, 1, len, f) != len;
+	if (f && fclose(f))
+		rc = 1;
+	free(text);
+	return rc ? -1 : 0;
+}
+
+/*
+ * The run keeps the program of the user's own it ran: the object, and the
+ * source bpk compiled it from, in its prog/ (run.json names the object).
+ * A program that cannot be kept ends the run before the boot: a run that
+ * does not say what fired it is no evidence.
+ */
+static void keep_prog(const struct run_opts *o, struct run_state *r)
+{
+	char *dir, *obj, *src = NULL;
+
+	if (!o->prog_obj)
+		return;
+	dir = path_join(r->stage, "prog");
+	obj = xasprintf("%s/%s.bpf.o", dir, o->trigger);
+	/* a source bpk compiled: kept too, beside its object */
+	if (strlen(o->prog) > 2 && !strcmp(o->prog + strlen(o->prog) - 2, ".c"))
+		src = xasprintf("%s/%s.bpf.c", dir, o->trigger);
+	if (mkdir(dir, 0700) || copy_small(o->prog_obj, obj) ||
+	    (src && copy_small(o->prog, src)))
+		die("%s: cannot keep the program in the run: %s", dir,
+		    strerror(errno));
+	r->prog_in_run = xasprintf("prog/%s.bpf.o", o->trigger);
+	free(dir);
+	free(obj);
+	free(src);
+}
 
 /* A stage's line at a terminal, drawn again in place until it is final. */
 static bool line_open;
@@ -1780,6 +1826,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			usage_error("cannot make a staging dir under %s: %s",
 				    paths.runs, strerror(e));
 		}
+		keep_prog(o, &r);
 	}
 	if (o->campaign) {
 		char *fifo = path_join(o->campaign, "events");
@@ -1988,6 +2035,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	stage_direct(&r, STAGE_COLLECT, "verifying and filing the dump");
 	record_init(&rec);
 	record_set(&rec.trigger.args, args);
+	if (r.prog_in_run)
+		record_set(&rec.trigger.prog, r.prog_in_run);
 	record_set(&rec.guest.kernel_flavor, k->flavor);
 	record_set(&rec.guest.kernel, k->name);
 	record_set(&rec.guest.kernel_package, k->package);

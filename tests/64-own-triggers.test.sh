@@ -88,6 +88,13 @@ for kernel in ours debian; do
 		test "$fire" = '["write_beyond", "dd", "f_pos=2097152 max_pos=1048576 count=16"]'
 	check "$kernel.beyond.report_text" "$(grep -m1 '^   detail=' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no detail line)" \
 		grep -qx '   detail=f_pos=2097152 max_pos=1048576 count=16' "${run:-/nonexistent}/report.txt"
+	# the run keeps what it ran: the source and the object bpk compiled
+	kept=$(record_field "${run:-/nonexistent}" trigger.prog 2>/dev/null || true)
+	check "$kernel.beyond.kept" "trigger.prog=${kept:-none}; $(grep -m1 '^program:' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no program line)" \
+		test "$kept" = prog/write_beyond.bpf.o -a -s "${run:-/nonexistent}/prog/write_beyond.bpf.o" \
+		-a "$(grep -c '^program:   your own, kept in the run: prog/write_beyond.bpf.o$' "${run:-/nonexistent}/report.txt" 2>/dev/null)" = 1
+	check "$kernel.beyond.kept_source" "$(cmp write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c" 2>&1 || true)" \
+		cmp -s write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c"
 done
 
 # --- a campaign of a program of one's own: fresh boots, said why; the
