@@ -566,6 +566,87 @@ def fire(prog, consts):
     return out
 
 
+# --- the fired program's own maps, decoded with their BTF
+
+OWN_MAP_ENTRIES = 32  # entries shown of a map; its count is whole
+
+
+def _hash_entries(prog, m, limit):
+    """(total, [(key bytes, value bytes)]) of a hash map (bpf_htab: its
+    buckets' hlist_nulls of htab_elem, the key at elem->key, the value
+    after the key rounded up to 8 bytes)."""
+    from drgn.helpers.linux.list_nulls import hlist_nulls_for_each_entry
+    htab = container_of(m, "struct bpf_htab", "map")
+    ks, vs = m.key_size.value_(), m.value_size.value_()
+    voff = (ks + 7) // 8 * 8
+    total, out = 0, []
+    for b in range(htab.n_buckets.value_()):
+        head = htab.buckets[b].head.address_of_()
+        for e in hlist_nulls_for_each_entry("struct htab_elem", head, "hash_node"):
+            total += 1
+            if len(out) < limit:
+                key = e.key.address_of_().value_()
+                out.append((prog.read(key, ks), prog.read(key + voff, vs)))
+    return total, out
+
+
+def _array_entries(prog, m, limit):
+    """(total, [(key bytes, value bytes)]) of an array map: every index."""
+    arr = container_of(m, "struct bpf_array", "map")
+    n, vs, es = m.max_entries.value_(), m.value_size.value_(), arr.elem_size.value_()
+    base = arr.value.address_
+    out = [(i.to_bytes(4, "little"), prog.read(base + i * es, vs)) for i in range(min(n, limit))]
+    return n, out
+
+
+def own_maps(prog):
+    """The maps of the programs that own a .data.fire map (the trigger's),
+    other than libbpf's internal ones (.rodata, .data, .bss, .data.fire):
+    [{"map_id", "name", "type", "key_size", "value_size", "max_entries",
+    "entries_total", "entries": [{"key", "value"}], "note"}], key and value
+    decoded with the map's own BTF where it has one, else hex."""
+    fire_ids = {m.id.value_() for m, _ in fire_maps(prog)}
+    wanted = {}
+    for p in bpf_prog_for_each(prog):
+        aux = p.aux
+        used = [aux.used_maps[i] for i in range(aux.used_map_cnt.value_())]
+        if not any(u.id.value_() in fire_ids for u in used):
+            continue
+        for u in used:
+            if "." not in text(u.name):
+                wanted[u.id.value_()] = u
+    out = []
+    for mid in sorted(wanted):
+        m = wanted[mid]
+        kind = enum_name(m.map_type, "BPF_MAP_TYPE_")
+        entry = {"map_id": mid, "name": text(m.name), "type": kind,
+                 "key_size": m.key_size.value_(), "value_size": m.value_size.value_(),
+                 "max_entries": m.max_entries.value_(), "entries_total": None,
+                 "entries": [], "note": None}
+        if kind in ("hash", "lru_hash"):
+            total, raw = _hash_entries(prog, m, OWN_MAP_ENTRIES)
+        elif kind == "array":
+            total, raw = _array_entries(prog, m, OWN_MAP_ENTRIES)
+        else:
+            entry["note"] = f"a {kind} map: its entries are not read"
+            out.append(entry)
+            continue
+        entry["entries_total"] = total
+        btf = MapBTF(prog, m.btf) if m.btf and m.btf_value_type_id.value_() else None
+        kt, vt = m.btf_key_type_id.value_(), m.btf_value_type_id.value_()
+        for k, v in raw:
+            try:
+                entry["entries"].append({"key": btf.decode(kt, k) if btf and kt else k.hex(),
+                                         "value": btf.decode(vt, v) if btf else v.hex()})
+            except ValueError as e:
+                entry["note"] = f"BTF decode: {e}; hex"
+                entry["entries"].append({"key": k.hex(), "value": v.hex()})
+        if not btf:
+            entry["note"] = "no BTF for the map: hex"
+        out.append(entry)
+    return out
+
+
 # --- files and memory of the user processes
 
 
@@ -688,6 +769,7 @@ def collect(prog, consts, stack_pids=()):
     section("panic", lambda: panic_info(prog))
     section("bpf", lambda: bpf_objects(prog))
     section("fire", lambda: fire(prog, consts))
+    section("own_maps", lambda: own_maps(prog))
     # Tasks a fire record names (hung_pid=, victim_pid=, waited_pid=): their
     # stacks are shown, the hung task's first.
     named = []

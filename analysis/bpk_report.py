@@ -782,6 +782,17 @@ class Report:
                 self.out(f"   drgn's decode: not available ({why})")
         if (drgn_maps or crash_maps) and found == 0 and not any(e["record"] for e in self.fire_entries):
             self.out("   no fire record in the dump: the trigger was armed but did not fire")
+        for m in self.d("own_maps") or []:
+            total = m["entries_total"]
+            self.out(f"-- the program's own map {m['map_id']} {m['name']} ({m['type']}, key {m['key_size']} B, "
+                     f"value {m['value_size']} B): "
+                     + (f"{total} of at most {m['max_entries']} entries" if total is not None else m["note"]))
+            for e in m["entries"]:
+                self.out(f"   key={e['key']} value={e['value']}")
+            if total is not None and total > len(m["entries"]):
+                self.out(f"   ... {total - len(m['entries'])} more (bpk drgn: fire_maps())")
+            if total is not None and m["note"]:
+                self.out(f"   ({m['note']})")
         self.out()
 
     def text_panic(self):
@@ -1163,7 +1174,8 @@ class Report:
                      "source": (None if fire is None else
                                 "drgn" if any(e["drgn"] is fire for e in self.fire_entries) else "crash"),
                      "crash_drgn_agree": (all(fire_agree) if fire_agree else None),
-                     "maps": self.fire_entries},
+                     "maps": self.fire_entries,
+                     "own_maps": self.d("own_maps")},
             "tasks": (None if tasks is None else
                       {"total": len(tasks), "by_state": by_state,
                        "crash_count": (self.crash or {}).get("tasks"),

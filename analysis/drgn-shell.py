@@ -8,6 +8,9 @@ stdin are run), with these in scope:
   prog                  the drgn Program on the vmcore (drgn's own API)
   fire()                the fired record, decoded with the map's BTF (a dict),
                         or None; fire(all=True): every .data.fire map's state
+  fire_maps()           the trigger program's own maps (a program of your
+                        own's hash of state, say), entries decoded with
+                        each map's BTF
   tasks(state=, comm=)  task_struct * objects, e.g. tasks(state="D")
   ps(state=, comm=)     the same as a table: pid ppid state cpu comm
   bt(task_or_pid)       a task's kernel stack, JITed BPF frames named
@@ -56,8 +59,8 @@ except Exception as e:  # noqa: BLE001 - lib/console-patterns unreadable, say wh
 
 # What the prompt offers (drgn's own names, like the drgn CLI, and ours).
 __all__ = ["prog", "drgn", "NULL", "Object", "cast", "container_of", "offsetof",
-           "reinterpret", "sizeof", "fire", "tasks", "ps", "bt", "bpf", "panic",
-           "files", "mm"]
+           "reinterpret", "sizeof", "fire", "fire_maps", "tasks", "ps", "bt", "bpf",
+           "panic", "files", "mm"]
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
@@ -95,6 +98,12 @@ def fire(all=False):  # noqa: A002 - the name reads well at the prompt
     if all:
         return entries
     return next((e["fields"] for e in entries if e["record"]), None)
+
+
+def fire_maps():
+    """The trigger program's own maps, their entries decoded with each
+    map's BTF (bpk_drgn.own_maps): a list of dicts."""
+    return bpk_drgn.own_maps(prog)
 
 
 def tasks(state=None, comm=None):
@@ -160,5 +169,5 @@ def _display(value):
 
 
 sys.displayhook = _display
-print(f"drgn {drgn.__version__} on {_args.vmcore}; helpers: fire() tasks(state=) ps() bt(pid) "
+print(f"drgn {drgn.__version__} on {_args.vmcore}; helpers: fire() fire_maps() tasks(state=) ps() bt(pid) "
       "bpf() panic() files(pid) mm(pid); help: help(bt)", file=sys.stderr)

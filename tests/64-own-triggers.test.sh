@@ -93,6 +93,9 @@ for kernel in ours debian; do
 	check "$kernel.beyond.kept" "trigger.prog=${kept:-none}; $(grep -m1 '^program:' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no program line)" \
 		test "$kept" = prog/write_beyond.bpf.o -a -s "${run:-/nonexistent}/prog/write_beyond.bpf.o" \
 		-a "$(grep -c '^program:   your own, kept in the run: prog/write_beyond.bpf.o$' "${run:-/nonexistent}/report.txt" 2>/dev/null)" = 1
+	# its own map, read from the dump with its BTF: each dd's last position
+	maps=$(j "${run:-/nonexistent}/report.json" "[(m['name'], m['type'], m['entries_total'], sorted(e['value'] for e in m['entries']), [e['value'] for e in m['entries'] if e['key'] == d['fire']['fields']['tgid']]) for m in d['fire']['own_maps']]")
+	check "$kernel.beyond.own_map" "own maps: $maps" test "$maps" = '[["last_pos", "hash", 2, [0, 2097152], [2097152]]]'
 	check "$kernel.beyond.kept_source" "$(cmp write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c" 2>&1 || true)" \
 		cmp -s write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c"
 done
