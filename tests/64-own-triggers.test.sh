@@ -16,6 +16,9 @@
 #    verifier's words;
 #  - the template of bpk new-trigger compiles and fires unchanged; a
 #    second compile of the same source is a cache hit;
+#  - every SEC() kind attaches: kprobe, kretprobe, fentry, fexit, tp,
+#    tp_btf, raw_tp (a dry run counting which ran), uprobe on target=,
+#    perf_event on cpu-clock (each fires);
 #  - a campaign takes a program of one's own (its attempts boot fresh, and
 #    campaign.json says why) and its winning attempt names the program.
 # shellcheck disable=SC2016 # backticks and ${...} in single quotes: literal text
@@ -99,6 +102,72 @@ for kernel in ours debian; do
 	check "$kernel.beyond.kept_source" "$(cmp write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c" 2>&1 || true)" \
 		cmp -s write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c"
 done
+
+# --- every SEC() kind the appliance attaches. The kernel's kinds in one
+# object, armed as a dry run: each program marks its kind in a map when it
+# runs, and the rm of the workload runs them all (unlink, fork, exec); the
+# guest's status counts the marks. uprobe (on target=) and perf_event (on
+# cpu-clock, alone in its object) fire for real.
+cat >allkinds.bpf.c <<'PROG'
+#include <bpk/trigger.bpf.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u32);
+} kinds SEC(".maps");
+
+static __always_inline void seen(__u32 kind)
+{
+	__u32 one = 1;
+
+	bpf_map_update_elem(&kinds, &kind, &one, BPF_ANY);
+	if (kind == 7)
+		bpk_fire("kind=%u", kind);
+}
+
+SEC("kprobe/do_unlinkat") int BPF_KPROBE(kp) { seen(1); return 0; }
+SEC("kretprobe/do_unlinkat") int BPF_KRETPROBE(krp) { seen(2); return 0; }
+SEC("fentry/do_unlinkat") int BPF_PROG(fe) { seen(3); return 0; }
+SEC("fexit/do_unlinkat") int BPF_PROG(fx) { seen(4); return 0; }
+SEC("tp/syscalls/sys_enter_unlinkat") int tp(void *ctx) { seen(5); return 0; }
+SEC("tp_btf/sched_process_fork") int BPF_PROG(tpb) { seen(6); return 0; }
+SEC("raw_tp/sched_process_exec") int rtp(void *ctx) { seen(7); return 0; }
+PROG
+rc=0
+"$ibpk" --runs "$runs/allkinds" run --prog allkinds.bpf.c --dry-run --timeout 120 \
+	-- sh -c 'touch /tmp/bpk-kinds && rm /tmp/bpk-kinds' >"$out/allkinds.out" 2>&1 || rc=$?
+run=$(latest "$runs/allkinds")
+line=$(grep -m1 '^allkinds maps: ' "${run:-/nonexistent}/guest.log" 2>/dev/null || echo "no maps line (exit $rc)")
+check attach.kernel_kinds "$line" test "$line" = "allkinds maps: kinds=7"
+cat >upkind.bpf.c <<'PROG'
+#include <bpk/trigger.bpf.h>
+
+SEC("uprobe") int BPF_KPROBE(up, long arg0) { bpk_fire("arg0=%ld", arg0); return 0; }
+PROG
+rc=0
+"$ibpk" --runs "$runs/upkind" run --prog upkind.bpf.c target=/etc/bpk/workload:app_assert_failed \
+	--workload "$build/examples/uprobe" --timeout 120 >"$out/upkind.out" 2>&1 || rc=$?
+run=$(latest "$runs/upkind")
+fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+check attach.uprobe "exit $rc: $fire" grep -qE '^\["upkind", "arg0=[0-9-]+"\]$' <<<"$fire"
+cat >perfkind.bpf.c <<'PROG'
+#include <bpk/trigger.bpf.h>
+
+SEC("perf_event") int sample(void *ctx)
+{
+	if (bpk_task_selected())
+		bpk_fire("cpu=%u", bpf_get_smp_processor_id());
+	return 0;
+}
+PROG
+rc=0
+"$ibpk" --runs "$runs/perfkind" run --prog perfkind.bpf.c comm=spinner \
+	--workload "$build/examples/cpu_hog" --timeout 120 >"$out/perfkind.out" 2>&1 || rc=$?
+run=$(latest "$runs/perfkind")
+fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm']]")
+check attach.perf_event "exit $rc: $fire" test "$fire" = '["perfkind", "spinner"]'
 
 # --- a campaign of a program of one's own: fresh boots, said why; the
 # attempt that fires names the program in its record

@@ -317,6 +317,12 @@ static int check_sec(const char *path, struct bpf_program *prog, int *uprobe,
 	} else if (type == BPF_PROG_TYPE_TRACEPOINT &&
 		   (has_prefix(sec, "tp/") || has_prefix(sec, "tracepoint/")) &&
 		   strchr(arg, '/')) {
+		/* syscalls/sys_enter_NAME are events of raw_syscalls' two
+		 * tracepoints, with no symbols of their own: attaching checks
+		 * them
+		 */
+		if (has_prefix(arg, "syscalls/"))
+			return 0;
 		snprintf(sym, sizeof(sym), "str__%.*s__trace_system_name",
 			 (int)(strchr(arg, '/') - arg), arg);
 		rc = kernel_name(sym, name, sec);
