@@ -580,7 +580,15 @@ def _hash_entries(prog, m, limit):
     ks, vs = m.key_size.value_(), m.value_size.value_()
     voff = (ks + 7) // 8 * 8
     total, out = 0, []
-    for b in range(htab.n_buckets.value_()):
+    nb = htab.n_buckets.value_()
+    bsize = prog.type("struct bucket").size
+    base = htab.buckets.value_()
+    # the bucket array in one read: an empty bucket's first pointer is a
+    # nulls marker (low bit set); only the others are walked
+    raw = prog.read(base, nb * bsize)
+    for b in range(nb):
+        if int.from_bytes(raw[b * bsize:b * bsize + 8], "little") & 1:
+            continue
         head = htab.buckets[b].head.address_of_()
         for e in hlist_nulls_for_each_entry("struct htab_elem", head, "hash_node"):
             total += 1
@@ -623,25 +631,34 @@ def own_maps(prog):
                  "key_size": m.key_size.value_(), "value_size": m.value_size.value_(),
                  "max_entries": m.max_entries.value_(), "entries_total": None,
                  "entries": [], "note": None}
-        if kind in ("hash", "lru_hash"):
-            total, raw = _hash_entries(prog, m, OWN_MAP_ENTRIES)
-        elif kind == "array":
-            total, raw = _array_entries(prog, m, OWN_MAP_ENTRIES)
-        else:
+        try:
+            if kind in ("hash", "lru_hash"):
+                total, raw = _hash_entries(prog, m, OWN_MAP_ENTRIES)
+            elif kind == "array":
+                total, raw = _array_entries(prog, m, OWN_MAP_ENTRIES)
+        except FaultError as e:
+            entry["note"] = f"its entries cannot be read from the dump: {e}"
+            out.append(entry)
+            continue
+        if kind not in ("hash", "lru_hash", "array"):
             entry["note"] = f"a {kind} map: its entries are not read"
             out.append(entry)
             continue
         entry["entries_total"] = total
-        btf = MapBTF(prog, m.btf) if m.btf and m.btf_value_type_id.value_() else None
+        try:
+            btf = MapBTF(prog, m.btf) if m.btf and m.btf_value_type_id.value_() else None
+        except (ValueError, FaultError) as e:
+            btf = None
+            entry["note"] = f"its BTF cannot be read: {e}; hex"
         kt, vt = m.btf_key_type_id.value_(), m.btf_value_type_id.value_()
         for k, v in raw:
             try:
                 entry["entries"].append({"key": btf.decode(kt, k) if btf and kt else k.hex(),
                                          "value": btf.decode(vt, v) if btf else v.hex()})
-            except ValueError as e:
+            except (ValueError, FaultError) as e:
                 entry["note"] = f"BTF decode: {e}; hex"
                 entry["entries"].append({"key": k.hex(), "value": v.hex()})
-        if not btf:
+        if not btf and not entry["note"]:
             entry["note"] = "no BTF for the map: hex"
         out.append(entry)
     return out

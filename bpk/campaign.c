@@ -178,6 +178,10 @@ static void parse(struct campaign *c, int argc, char **argv)
 			} else if (!strcmp(a, "--prog")) {
 				if (c->prog)
 					usage_error("--prog given twice");
+				if (c->trigger)
+					usage_error(
+						"--prog %s and trigger %s: a trigger's name and --prog FILE exclude each other",
+						v, c->trigger);
 				c->prog = v;
 			} else if (!strcmp(a, "--runs")) {
 				if (!*v || has_control(v))

@@ -20,17 +20,43 @@
 #define PROG_CFLAGS \
 	"-g", "-O2", "-Wall", "-target", "bpf", "-D__TARGET_ARCH_x86"
 
+/* The SDK's include directories: the install's, else the clone's */
+static int sdk_dirs(const char **dirs)
+{
+	static const char *d[3];
+	static int n;
+
+	if (!n && paths.sdk && is_dir(paths.sdk)) {
+		/* installed: ROOT/include/bpk/ holds the header, fire.h and
+		 * vmlinux.h
+		 */
+		d[n++] = paths.sdk;
+	} else if (!n) {
+		d[n++] = xasprintf("%s/triggers/sdk", paths.top);
+		d[n++] = xasprintf("%s/triggers", paths.top);
+		d[n++] = xasprintf("%s/triggers", paths.build);
+	}
+	for (int i = 0; i < n; i++)
+		dirs[i] = d[i];
+	return n;
+}
+
 const char *prog_sdk_cflags(void)
 {
 	static char *flags;
+	const char *dirs[3];
+	int n;
 
-	/* installed: ROOT/include/bpk/ holds the header, fire.h, vmlinux.h */
-	if (!flags && paths.sdk && is_dir(paths.sdk))
-		flags = xasprintf("-I%s", paths.sdk);
-	if (!flags)
-		flags = xasprintf(
-			"-I%s/triggers/sdk -I%s/triggers -I%s/triggers",
-			paths.top, paths.top, paths.build);
+	if (flags)
+		return flags;
+	n = sdk_dirs(dirs);
+	for (int i = 0; i < n; i++) {
+		char *more = xasprintf("%s%s-I%s", flags ? flags : "",
+				       flags ? " " : "", dirs[i]);
+
+		free(flags);
+		flags = more;
+	}
 	return flags;
 }
 
@@ -81,21 +107,16 @@ static bool is_elf(const char *file)
 	return elf;
 }
 
-/* The SDK's flags as argv words after @argv[*n] */
+/* The SDK's flags as argv words after @argv[*n], one -IDIR each (a
+ * directory with a space in its name stays one word)
+ */
 static void add_cflags(const char **argv, int *n)
 {
-	static char *words[8];
-	static int nwords;
+	const char *dirs[3];
+	int k = sdk_dirs(dirs);
 
-	if (!nwords) {
-		char *copy = xstrdup(prog_sdk_cflags());
-
-		for (char *w = strtok(copy, " "); w && nwords < 8;
-		     w = strtok(NULL, " "))
-			words[nwords++] = w;
-	}
-	for (int i = 0; i < nwords; i++)
-		argv[(*n)++] = words[i];
+	for (int i = 0; i < k; i++)
+		argv[(*n)++] = xasprintf("-I%s", dirs[i]);
 }
 
 /*

@@ -1010,6 +1010,8 @@ static int copy_small(const char *src, const char *dst)
  * A program that cannot be kept ends the run before the boot: a run that
  * does not say what fired it is no evidence.
  */
+static void remove_tree(const char *dir);
+
 static void keep_prog(const struct run_opts *o, struct run_state *r)
 {
 	char *dir, *obj, *src = NULL;
@@ -1022,9 +1024,15 @@ static void keep_prog(const struct run_opts *o, struct run_state *r)
 	if (strlen(o->prog) > 2 && !strcmp(o->prog + strlen(o->prog) - 2, ".c"))
 		src = xasprintf("%s/%s.bpf.c", dir, o->trigger);
 	if (mkdir(dir, 0700) || copy_small(o->prog_obj, obj) ||
-	    (src && copy_small(o->prog, src)))
+	    (src && copy_small(o->prog, src))) {
+		int e = errno;
+
+		/* nothing booted yet: nothing of the run to keep */
+		remove_tree(r->work);
+		remove_tree(r->stage);
 		die("%s: cannot keep the program in the run: %s", dir,
-		    strerror(errno));
+		    strerror(e));
+	}
 	r->prog_in_run = xasprintf("prog/%s.bpf.o", o->trigger);
 	free(dir);
 	free(obj);

@@ -384,7 +384,7 @@ enum collect_result collect_run(const struct collect_in *in,
 {
 	struct ctx c = { .in = in, .err = err, .errlen = errlen };
 	char path[4096], flatpath[4096], corepath[4096];
-	char why[512], serr[256], full[512], reason[2048] = "";
+	char why[512], serr[256], full[200], reason[2048] = "";
 	char cause_detail[1536], oops_note[1200] = "";
 	char *status_text = NULL;
 	struct guest_progress g;
@@ -472,10 +472,17 @@ enum collect_result collect_run(const struct collect_in *in,
 	    dump_part_ok) {
 		int r = rebuild(flatpath, corepath);
 
-		if (r != 0)
+		if (r != 0) {
+			/* the rebuilt vmcore may be what filled the file
+			 * system: asked again while it is still there
+			 */
+			char now[200];
+
+			full_note(&c, now, sizeof(now));
 			snprintf(why, sizeof(why),
-				 "makedumpfile -R exited %d%s", r, full);
-		else if (file_size(corepath) != (off_t)info.extent)
+				 "makedumpfile -R exited %d%s", r,
+				 now[0] ? now : full);
+		} else if (file_size(corepath) != (off_t)info.extent)
 			snprintf(
 				why, sizeof(why),
 				"rebuilt vmcore is %lld bytes, the stream says %llu%s",

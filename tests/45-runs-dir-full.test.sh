@@ -43,11 +43,16 @@ check full.small.nothing_staged "runs dir: $(listing "$runs")" test -z "$(listin
 # --- 2. full while the guest dumps: room for a 512M guest whose logs are
 # capped at 1M (the check asks 512 + 3 + 1 MiB), filled once armed
 mem=512M
+# the demo's workload, 3 s after arming: the filler lands before the dump
+wl=$out/late-demo.sh
+printf '#!/bin/sh\nsleep 3\n' >"$wl"
+sed 1d "$top/triggers/examples/syscall_errno.sh" >>"$wl"
+chmod 755 "$wl"
 mount_tiny 520m
 t0=$(now_ms)
 rc=0
 "$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--mem "$mem" --log-cap 1M --timeout "$timeout" >"$out/run.out" 2>"$out/run.err" &
+	--mem "$mem" --log-cap 1M --timeout "$timeout" --workload "$wl" >"$out/run.out" 2>"$out/run.err" &
 pid=$!
 until=$(($(now_ms) + 180000))
 until armed "$runs" || ! kill -0 "$pid" 2>/dev/null || (($(now_ms) > until)); do sleep 0.2; done

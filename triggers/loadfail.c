@@ -198,14 +198,18 @@ int source_line_of(const void *bytes, size_t size, const char *sec,
 	/* per section: its name, how many records, the records (insn_off,
 	 * file_name_off, line_off, line_col: line << 10 | column)
 	 */
-	while (!found && end - p >= 8) {
+	while (found >= 0 && end - p >= 8) {
 		const char *name = btf_str(btf, bsize, u32_at(p));
 		uint32_t n = u32_at(p + 4);
 
 		p += 8;
 		if ((uint64_t)n * rec > (uint64_t)(end - p))
 			break;
-		for (uint32_t i = 0; name && !strcmp(name, sec) && i < n; i++) {
+		/* the program's section, and its subprograms' (.text) */
+		for (uint32_t i = 0;
+		     name && (!strcmp(name, sec) || !strcmp(name, ".text")) &&
+		     i < n;
+		     i++) {
 			const unsigned char *r = p + (size_t)i * rec;
 			const char *t = btf_str(btf, bsize, u32_at(r + 8));
 			const char *f = btf_str(btf, bsize, u32_at(r + 4));
@@ -215,16 +219,25 @@ int source_line_of(const void *bytes, size_t size, const char *sec,
 				t++;
 			if (t && f && !strcmp(t, text)) {
 				const char *base = strrchr(f, '/');
+				unsigned int l = u32_at(r + 12) >> 10;
 
+				/* the same text on two lines: which one
+				 * the verifier stopped at is not known
+				 */
+				if (found &&
+				    (l != *line ||
+				     strcmp(file, base ? base + 1 : f))) {
+					found = -1;
+					break;
+				}
 				snprintf(file, flen, "%s", base ? base + 1 : f);
-				*line = u32_at(r + 12) >> 10;
+				*line = l;
 				found = 1;
-				break;
 			}
 		}
 		p += (size_t)n * rec;
 	}
 out:
 	elf_end(elf);
-	return found;
+	return found == 1;
 }

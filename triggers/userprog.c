@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "fire.h"
+#include "params.h"
 #include "userprog.h"
 
 #ifndef EM_BPF
@@ -406,6 +407,21 @@ static char *default_text(const struct btf *btf, const struct btf_type *t,
  * One cfg_* variable of .rodata as a parameter: integers of 1, 2, 4 or 8
  * bytes (signed or not; enums as their integer), bool, char arrays.
  */
+/* Is type @id volatile, through its const and typedef qualifiers? */
+static int is_volatile(const struct btf *btf, __u32 id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t &&
+	       (btf_is_const(t) || btf_is_typedef(t) || btf_is_volatile(t))) {
+		if (btf_is_volatile(t))
+			return 1;
+		t = btf__type_by_id(btf, t->type);
+	}
+	/* an array's qualifiers are its elements' */
+	return t && btf_is_array(t) && is_volatile(btf, btf_array(t)->type);
+}
+
 static int make_param(const char *path, const struct btf *btf,
 		      const struct btf_var_secinfo *vs, const char *rodata,
 		      size_t rosize, struct param_def *p, char *err,
@@ -427,6 +443,16 @@ static int make_param(const char *path, const struct btf *btf,
 
 	p->key = strdup(vname + 4);
 	p->var = strdup(vname);
+	/* without volatile, clang folds the initial value into the code:
+	 * what the loader writes would never be read
+	 */
+	if (!is_volatile(btf, var->type)) {
+		snprintf(
+			err, errlen,
+			"%s: %s: declare it const volatile (without volatile the compiler uses its initial value, and a k=v would change nothing)",
+			path, vname);
+		return -1;
+	}
 	if (!t || vs->offset + size > rosize) {
 		snprintf(err, errlen, "%s: %s: its type cannot be read", path,
 			 vname);
@@ -446,9 +472,11 @@ static int make_param(const char *path, const struct btf *btf,
 			return -1;
 		}
 		p->type = PT_STRING;
-		p->max = a->nelems - 1;
-		snprintf(help, sizeof(help), "text, at most %u characters",
-			 a->nelems - 1);
+		/* what one k=v word holds (params.h) */
+		p->max = a->nelems - 1 < ARG_TEXT_LEN - 1 ? a->nelems - 1 :
+							    ARG_TEXT_LEN - 1;
+		snprintf(help, sizeof(help), "text, at most %llu characters",
+			 p->max);
 	} else if (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_BOOL)) {
 		p->type = PT_FLAG;
 		snprintf(help, sizeof(help), "bool: given alone, or =0 / =1");
@@ -488,6 +516,18 @@ static int make_param(const char *path, const struct btf *btf,
 	}
 	p->def = default_text(btf, t, rodata + vs->offset, size);
 	p->help = strdup(help);
+	/* the default goes through the parser as a given value would */
+	if (p->def && ((p->type == PT_STRING && strlen(p->def) > p->max) ||
+		       (p->type == PT_UINT && p->def[0] &&
+			strtoull(p->def, NULL, 10) > INT64_MAX))) {
+		snprintf(
+			err, errlen,
+			"%s: %s: its initial value %.40s%s is beyond what a parameter takes (%s)",
+			path, vname, p->def, strlen(p->def) > 40 ? "..." : "",
+			p->type == PT_STRING ? "127 characters" :
+					       "0 to 9223372036854775807");
+		return -1;
+	}
 	if (!p->key || !p->var || !p->def || !p->help) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
@@ -537,6 +577,13 @@ static int make_params(const char *path, struct bpf_object *obj, char *err,
 		if (n == 18) {
 			snprintf(err, errlen,
 				 "%s: more than 18 cfg_* parameters", path);
+			return -1;
+		}
+		if (!strcmp(vname, "cfg_dry_run")) {
+			snprintf(
+				err, errlen,
+				"%s: %s: dry_run is a parameter every trigger has; name the variable otherwise",
+				path, vname);
 			return -1;
 		}
 		if (!strcmp(vname, "cfg_target")) {

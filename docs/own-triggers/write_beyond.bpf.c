@@ -30,7 +30,8 @@ static __always_inline bool name_matches(struct file *file)
 	if (!cfg_name[0])
 		return true;
 	bpf_probe_read_kernel_str(have, sizeof(have),
-				  BPF_CORE_READ(file, f_path.dentry, d_name.name));
+				  BPF_CORE_READ(file, f_path.dentry,
+						d_name.name));
 	for (int i = 0; i < (int)sizeof(have); i++) {
 		if (have[i] != cfg_name[i])
 			return false;
