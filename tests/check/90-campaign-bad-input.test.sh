@@ -40,7 +40,9 @@ refused() {
 		fail "$name" "exit $rc, want one line with '$want': ${msg:-no message}"
 	fi
 }
-refused bad.no_trigger "a trigger is required" "${c[@]}" --attempts 2 --jobs 1 "${r[@]}"
+refused bad.no_trigger "a trigger (or --prog FILE) is required" "${c[@]}" --attempts 2 --jobs 1 "${r[@]}"
+refused bad.prog_and_trigger "a trigger's name and --prog FILE exclude each other" "${c[@]}" syscall_errno --prog /nonexistent.bpf.c --attempts 2 --jobs 1 "${r[@]}"
+refused bad.prog_missing "--prog /nonexistent.bpf.c: No such file or directory" "${c[@]}" --prog /nonexistent.bpf.c --attempts 2 --jobs 1 "${r[@]}"
 refused bad.no_attempts "--attempts is required" "${c[@]}" syscall_errno --jobs 1 "${r[@]}"
 refused bad.zero_attempts "--attempts '0' is not a number from 1" "${c[@]}" syscall_errno --attempts 0 --jobs 1 "${r[@]}"
 refused bad.jobs "--jobs 'x' is not a number" "${c[@]}" syscall_errno --attempts 2 --jobs x "${r[@]}"
