@@ -264,7 +264,7 @@ static void validate(struct campaign *c)
 
 	if (c->prog) {
 		/* compiled and read once, here: every attempt runs the object */
-		c->prog_obj = prog_prepare(c->prog, &name);
+		c->prog_obj = prog_prepare(c->prog, &name, NULL);
 		c->trigger = name;
 	}
 	trigger_check(c->trigger, args);

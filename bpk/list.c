@@ -97,7 +97,7 @@ int do_list(int argc, char **argv)
 
 		if (argc != 2)
 			usage_error("list --prog needs one FILE");
-		free(prog_prepare(argv[1], &name));
+		free(prog_prepare(argv[1], &name, NULL));
 		only = trigger_find(name);
 		argc = 0;
 	}

@@ -107,14 +107,17 @@ static bool is_elf(const char *file)
 	return elf;
 }
 
-/* The SDK's flags as argv words after @argv[*n], one -IDIR each (a
- * directory with a space in its name stays one word)
+/* clang's flags after @argv[*n]: PROG_CFLAGS, then the SDK's directories,
+ * one -IDIR word each (a directory with a space in its name stays whole)
  */
 static void add_cflags(const char **argv, int *n)
 {
+	static const char *const fixed[] = { PROG_CFLAGS };
 	const char *dirs[3];
 	int k = sdk_dirs(dirs);
 
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		argv[(*n)++] = fixed[i];
 	for (int i = 0; i < k; i++)
 		argv[(*n)++] = xasprintf("-I%s", dirs[i]);
 }
@@ -134,12 +137,6 @@ static char *cache_key(const char *file)
 
 	argv[n++] = "clang";
 	argv[n++] = "-E";
-	{
-		const char *f[] = { PROG_CFLAGS };
-
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-			argv[n++] = f[i];
-	}
 	add_cflags(argv, &n);
 	argv[n++] = file;
 	argv[n] = NULL;
@@ -190,12 +187,6 @@ static char *compile(const char *file, const char *name)
 		    dir, strerror(errno));
 	tmp = xasprintf("%s.tmp.%d", obj, (int)getpid());
 	argv[n++] = "clang";
-	{
-		const char *f[] = { PROG_CFLAGS };
-
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-			argv[n++] = f[i];
-	}
 	add_cflags(argv, &n);
 	argv[n++] = "-c";
 	argv[n++] = file;
@@ -220,7 +211,7 @@ static char *compile(const char *file, const char *name)
 	return obj;
 }
 
-char *prog_prepare(const char *file, char **name)
+char *prog_prepare(const char *file, char **name, bool *compiled)
 {
 	char err[512], *obj;
 
@@ -229,10 +220,14 @@ char *prog_prepare(const char *file, char **name)
 	if (access(file, R_OK))
 		usage_error("--prog %s: %s", file, strerror(errno));
 	*name = name_of(file);
+	if (compiled)
+		*compiled = false;
 	if (is_elf(file)) {
 		obj = abs_path(file);
 	} else if (ends_with(file, ".c")) {
 		obj = compile(file, *name);
+		if (compiled)
+			*compiled = true;
 	} else {
 		usage_error(
 			"--prog %s: neither a BPF object (ELF) nor a C source (.bpf.c)",

@@ -7,6 +7,8 @@
 #ifndef BPK_PROG_H
 #define BPK_PROG_H
 
+#include <stdbool.h>
+
 /* The SDK's compiler flags: where <bpk/trigger.bpf.h>, fire.h and the
  * kernel's vmlinux.h are. Static storage.
  */
@@ -16,9 +18,10 @@ const char *prog_sdk_cflags(void);
  * The object of @file, its trigger's name (from the file's name) into
  * *@name: @file itself when it is an ELF object, else @file compiled into
  * the cache (clang's diagnostics on stderr; exit 2 when it does not
- * compile). Then read as trigger *@name: a program the appliance cannot
- * use is refused in one line (exit 2). Both malloc'd.
+ * compile; *@compiled set, when not NULL). Then read as trigger *@name: a
+ * program the appliance cannot use is refused in one line (exit 2). Both
+ * malloc'd.
  */
-char *prog_prepare(const char *file, char **name);
+char *prog_prepare(const char *file, char **name, bool *compiled);
 
 #endif

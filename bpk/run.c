@@ -77,6 +77,8 @@ static void usage_run(void)
 	       "user space over 9p, read-only), or the trigger's example workload.\n"
 	       "\n"
 	       "options:\n"
+	       "  --prog FILE            a trigger program of your own (.bpf.c or .bpf.o)\n"
+	       "                         instead of TRIGGER (docs/own-triggers.md)\n"
 	       "  --workload FILE        the workload\n"
 	       "  --repeat N             run it N times, 0 = until the timeout (1)\n"
 	       "  --timeout S            hard limit for the guest, in seconds (300)\n"
@@ -716,7 +718,7 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 		if (o->restore)
 			usage_error(
 				"--prog and --restore: a snapshot is armed with a built-in trigger");
-		o->prog_obj = prog_prepare(o->prog, &name);
+		o->prog_obj = prog_prepare(o->prog, &name, &o->prog_compiled);
 		o->trigger = name;
 	}
 	check_trigger_name(o);
@@ -1021,7 +1023,7 @@ static void keep_prog(const struct run_opts *o, struct run_state *r)
 	dir = path_join(r->stage, "prog");
 	obj = xasprintf("%s/%s.bpf.o", dir, o->trigger);
 	/* a source bpk compiled: kept too, beside its object */
-	if (strlen(o->prog) > 2 && !strcmp(o->prog + strlen(o->prog) - 2, ".c"))
+	if (o->prog_compiled)
 		src = xasprintf("%s/%s.bpf.c", dir, o->trigger);
 	if (mkdir(dir, 0700) || copy_small(o->prog_obj, obj) ||
 	    (src && copy_small(o->prog, src))) {

@@ -27,6 +27,7 @@ struct run_opts {
 			      */
 	const char *prog; /* --prog FILE: the user's own trigger program */
 	char *prog_obj; /* its BPF object (compiled into the cache) */
+	bool prog_compiled; /* prog is the source prog_obj was compiled from */
 	struct strv targs; /* its k=v words, as given */
 	char *workload; /* a file: absolute path */
 	struct strv command; /* or -- CMD ARGS */

@@ -28,10 +28,6 @@ cd "$top"
 runs=$out/runs
 py=/usr/bin/python3 # Debian's, which has python3-drgn and python3-jsonschema
 
-# j FILE EXPR: a value out of a JSON file (d is the document), as JSON text
-j() {
-	"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
-}
 # run_one NAME TRIGGER [k=v ...] [bpk run options]: bpk run into $runs/NAME;
 # sets rc and run
 run_one() {
@@ -43,7 +39,7 @@ run_one() {
 }
 # task_field RUN COMM KEY: KEY of the task named COMM in RUN's report.json
 task_field() {
-	j "$1/report.json" "next((t['$3'] for t in d['tasks']['list'] if t['comm'] == '$2'), None)"
+	json_value "$1/report.json" "next((t['$3'] for t in d['tasks']['list'] if t['comm'] == '$2'), None)"
 }
 # sections RUN: "N Cause, M Fire record" sections in RUN's report.txt
 sections() {
@@ -59,8 +55,8 @@ cause_checks() {
 	check "$name.cause_run_and_dump" "$(tr -s ' \n' ' ' <<<"${sec:-no Cause section}")" \
 		test "$(grep -c -e "^   run:   $want\$" -e "^   dump:  $want\$" -e "^   the run and the dump agree: $want\$" <<<"$sec")" = 3 -a \
 		"$(grep -c 'DISAGREE cause' "$r/report.txt")" = 0
-	check "$name.cause_json" "record: $(record_field "$r" cause.run 2>&1); report.json: $(j "$r/report.json" "d['cause']")" \
-		test "$(j "$r/report.json" "[d['cause']['run'], d['cause']['dump'], d['cause']['agree'], [x for x in d['disagreements'] if x['what'] == 'cause'], d['record']['cause']['run']]")" = "[\"$want\", \"$want\", true, [], \"$want\"]" -a \
+	check "$name.cause_json" "record: $(record_field "$r" cause.run 2>&1); report.json: $(json_value "$r/report.json" "d['cause']")" \
+		test "$(json_value "$r/report.json" "[d['cause']['run'], d['cause']['dump'], d['cause']['agree'], [x for x in d['disagreements'] if x['what'] == 'cause'], d['record']['cause']['run']]")" = "[\"$want\", \"$want\", true, [], \"$want\"]" -a \
 		"$(record_field "$r" cause.run)" = "$want"
 }
 
@@ -82,8 +78,8 @@ if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 else
 	pass tasks.run "$run"
 	ps_count=$(sed -n 's/^bpk: before workload run 2: \([0-9]*\) processes (ps)$/\1/p' "$run/guest.log")
-	procs=$(j "$run/report.json" "len({t['tgid'] for t in d['tasks']['list'] if t['pid'] > 0})")
-	total=$(j "$run/report.json" "d['tasks']['total']")
+	procs=$(json_value "$run/report.json" "len({t['tgid'] for t in d['tasks']['list'] if t['pid'] > 0})")
+	total=$(json_value "$run/report.json" "d['tasks']['total']")
 	# every process the guest's ps listed is in the report, with its state
 	# (those that were ps's own pipeline had exited)
 	# (ps, its sed and their shell, run 1's workload, had exited by then)
@@ -96,7 +92,7 @@ else
 	check tasks.at_least_guest_ps "guest counted ${ps_count:-nothing} processes before the trigger, its ps listing $listed; report: $procs processes, $total tasks" \
 		test -n "$ps_count" -a "${ps_count:-0}" -ge "$listed" -a "$listed" -gt 1 -a "$procs" -ge "${ps_count:-999999}"
 	missing=$(while read -r pid _ _ _; do
-		[[ $(j "$run/report.json" "any(t['pid'] == $pid for t in d['tasks']['list'])") == true ]] || echo "$pid"
+		[[ $(json_value "$run/report.json" "any(t['pid'] == $pid for t in d['tasks']['list'])") == true ]] || echo "$pid"
 	done <"$out/guest-ps.txt" | tr '\n' ' ')
 	check tasks.every_guest_process "$(wc -l <"$out/guest-ps.txt") processes in the guest's ps listing (ps's own pipeline, pid ${lister:-?}, left out); missing from the report: ${missing:-none}" \
 		test -s "$out/guest-ps.txt" -a -z "$missing"
@@ -111,19 +107,19 @@ else
 	got=$(task_field "$run" workload state)
 	check tasks.state_workload "report: $got (waiting in wait4 for bpk-demo: S)" test "$got" = '"S"'
 	dstack=$(task_field "$run" bpk-dstate stack)
-	check tasks.dstate_stack "$(j "$run/report.json" "[f['symbol'] for t in d['tasks']['list'] if t['comm'] == 'bpk-dstate' for f in t.get('stack', []) if f['symbol']][:4]")" \
+	check tasks.dstate_stack "$(json_value "$run/report.json" "[f['symbol'] for t in d['tasks']['list'] if t['comm'] == 'bpk-dstate' for f in t.get('stack', []) if f['symbol']][:4]")" \
 		grep -q '"schedule+0x[0-9a-f]*/0x[0-9a-f]*".*"direct_entry+' <<<"$dstack"
 	check tasks.dstate_in_text "$(grep -m1 '^-- D state' "$run/report.txt" || echo 'no D-state stack in report.txt')" \
 		grep -q '^-- D state (uninterruptible): pid [0-9]* ppid [0-9]* bpk-dstate, state D' "$run/report.txt"
 	wstack=$(task_field "$run" bpk-demo stack)
-	check tasks.workload_stack "$(j "$run/report.json" "[f['symbol'] for t in d['tasks']['list'] if t['comm'] == 'bpk-demo' for f in t.get('stack', []) if f['symbol']][:4]")" \
+	check tasks.workload_stack "$(json_value "$run/report.json" "[f['symbol'] for t in d['tasks']['list'] if t['comm'] == 'bpk-demo' for f in t.get('stack', []) if f['symbol']][:4]")" \
 		grep -q '"bpf_panic+0x.*"bpf_prog_[0-9a-f]*_syscall_errno+0x' <<<"$wstack"
 	check tasks.panicking_task_text "$(grep -m1 '^-- the panicking task' "$run/report.txt" || echo none)" \
 		grep -q '^-- the panicking task: pid [0-9]* ppid [0-9]* bpk-demo, state R' "$run/report.txt"
 	check tasks.state_counts "$(grep -m1 '^== Tasks (drgn)' "$run/report.txt" || echo none)" \
 		grep -qE '^== Tasks \(drgn\): [0-9]+ tasks: R [0-9]+, D 1, S [0-9]+' "$run/report.txt"
-	check tasks.cause "$(j "$run/report.json" "d['cause']['dump'], d['panic']['task']")" \
-		test "$(j "$run/report.json" "[d['cause']['dump'], d['panic']['task']['comm']]")" = '["trigger", "bpk-demo"]'
+	check tasks.cause "$(json_value "$run/report.json" "d['cause']['dump'], d['panic']['task']")" \
+		test "$(json_value "$run/report.json" "[d['cause']['dump'], d['panic']['task']['comm']]")" = '["trigger", "bpk-demo"]'
 	cause_checks tasks "$run" trigger
 	# one Fire record section: crash's decode, then drgn's compared with it
 	rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
@@ -133,9 +129,9 @@ else
 	# the toolbox's crash walks 6.1's pid hash: it counts what drgn lists
 	check tasks.crash_count_same "$(grep -m1 -e 'crash counts the same' -e 'DISAGREE task count' "$run/report.txt" || echo 'not said')" \
 		grep -q "^   crash counts the same: sys TASKS $total, ps $total lines" "$run/report.txt"
-	bpf=$(j "$run/report.json" "[(p['name'], p['attach']) for p in d['bpf']['programs']]")
+	bpf=$(json_value "$run/report.json" "[(p['name'], p['attach']) for p in d['bpf']['programs']]")
 	check tasks.bpf_program "${bpf:-no BPF programs in report.json}" grep -qF '["syscall_errno", "raw_tp sys_exit"]' <<<"$bpf"
-	files=$(j "$run/report.json" "[f['path'] for p in d['processes'] if p['comm'] == 'bpk-demo' for f in p['files']]")
+	files=$(json_value "$run/report.json" "[f['path'] for p in d['processes'] if p['comm'] == 'bpk-demo' for f in p['files']]")
 	check tasks.open_files "bpk-demo: $files" grep -qF '"/tmp/bpk-demo"' <<<"$files"
 	# bpk drgn: the helpers answer from the same vmcore (lines on stdin),
 	# drgn-shell.py run as bpk runs it
@@ -156,8 +152,8 @@ if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail hung.run "exit $rc: $(grep -m1 'error:' "$out/hung.out" || tail -1 "$out/hung.out")"
 else
 	pass hung.run "$run"
-	check hung.action "$(j "$run/report.json" "d['fire']['fields']['action'], d['panic']['message']")" \
-		test "$(j "$run/report.json" "[d['fire']['fields']['action'], d['panic']['message'], d['cause']['dump']]")" = '["crash_kexec", null, "trigger"]'
+	check hung.action "$(json_value "$run/report.json" "d['fire']['fields']['action'], d['panic']['message']")" \
+		test "$(json_value "$run/report.json" "[d['fire']['fields']['action'], d['panic']['message'], d['cause']['dump']]")" = '["crash_kexec", null, "trigger"]'
 	cause_checks hung "$run" trigger
 fi
 
@@ -167,13 +163,13 @@ if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 	fail oops.run "exit $rc: $(grep -m1 'error:' "$out/oops.out" || tail -1 "$out/oops.out")"
 else
 	pass oops.run "$run"
-	check oops.cause "$(j "$run/report.json" "[d['cause']['dump'], d['cause']['dump_from'], d['fire']['record']]")" \
-		test "$(j "$run/report.json" "[d['cause']['dump'], d['fire']['record'], d['panic']['task']['comm']]")" = '["oops", false, "workload"]'
+	check oops.cause "$(json_value "$run/report.json" "[d['cause']['dump'], d['cause']['dump_from'], d['fire']['record']]")" \
+		test "$(json_value "$run/report.json" "[d['cause']['dump'], d['fire']['record'], d['panic']['task']['comm']]")" = '["oops", false, "workload"]'
 	cause_checks oops "$run" oops
 	# oops_end() goes to crash_kexec() before panic(): no panic message;
 	# crash's PANIC is the Oops line, which drgn's oops lines must hold
-	check oops.lines "$(j "$run/report.json" "[d['panic']['message'], d['panic']['oops']]")" \
-		test "$(j "$run/report.json" "[d['panic']['message'], d['panic']['oops'][0], any(l.startswith('Oops: ') for l in d['panic']['oops'])]")" = '[null, "BUG: kernel NULL pointer dereference, address: 0000000000000000", true]'
+	check oops.lines "$(json_value "$run/report.json" "[d['panic']['message'], d['panic']['oops']]")" \
+		test "$(json_value "$run/report.json" "[d['panic']['message'], d['panic']['oops'][0], any(l.startswith('Oops: ') for l in d['panic']['oops'])]")" = '[null, "BUG: kernel NULL pointer dereference, address: 0000000000000000", true]'
 	check oops.crash_agrees "$(grep -m1 '^PANIC:' "$run/report.txt"); $(grep -c 'DISAGREE panic message' "$run/report.txt") panic message disagreement(s)" \
 		test "$(grep -c 'DISAGREE panic message' "$run/report.txt")" = 0 -a -n "$(grep -m1 '^PANIC: "Oops: ' "$run/report.txt")"
 fi
@@ -185,8 +181,8 @@ if ((rc != 0)) || [[ -z $run || ! -s $run/report.json ]]; then
 else
 	pass sysrq.run "$run"
 	cause_checks sysrq "$run" sysrq
-	check sysrq.dump_from_panic_message "$(j "$run/report.json" "d['cause']['dump_from']")" \
-		test "$(j "$run/report.json" "d['cause']['dump_from']")" = '"panic message: Kernel panic - not syncing: sysrq triggered crash"'
+	check sysrq.dump_from_panic_message "$(json_value "$run/report.json" "d['cause']['dump_from']")" \
+		test "$(json_value "$run/report.json" "d['cause']['dump_from']")" = '"panic message: Kernel panic - not syncing: sysrq triggered crash"'
 fi
 
 # --- a failed run: no crash kernel, nothing armed
@@ -195,8 +191,8 @@ run_one failed syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
 if [[ -z $run || ! -s $run/report.json ]]; then
 	fail failed.report_json "exit $rc, no report.json in ${run:-no run dir}"
 else
-	check failed.report_json "$(j "$run/report.json" "[d['run']['status'], d['run']['reason'], d['vmcore'], sorted(d['timings'])]")" \
-		test "$rc" = 1 -a "$(j "$run/report.json" "[d['run']['status'], d['vmcore'], d['panic'], 'qemu_wall_s' in d['timings'], len(d['run']['reason']) > 0]")" = '["failed", null, null, true, true]'
+	check failed.report_json "$(json_value "$run/report.json" "[d['run']['status'], d['run']['reason'], d['vmcore'], sorted(d['timings'])]")" \
+		test "$rc" = 1 -a "$(json_value "$run/report.json" "[d['run']['status'], d['vmcore'], d['panic'], 'qemu_wall_s' in d['timings'], len(d['run']['reason']) > 0]")" = '["failed", null, null, true, true]'
 fi
 
 # --- a vmcore each analyzer cannot open: copies of the tasks run
@@ -216,8 +212,8 @@ if [[ -n ${tasks_run:-} && -s $tasks_run/vmcore ]]; then
 		grep -q '^== crash part: FAILED: crash could not open' "$cut/report.txt"
 	check cut.drgn_part_kept "$(grep -m1 '^   panic message (drgn' "$cut/report.txt" || echo none)" \
 		grep -q '^   panic message (drgn, the dump.s log): Kernel panic - not syncing: bpf_panic trigger syscall_errno fired' "$cut/report.txt"
-	check cut.json "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['cause']['dump']]")" \
-		test "$(j "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['cause']['dump']]")" = '[false, true, "trigger"]'
+	check cut.json "$(json_value "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['cause']['dump']]")" \
+		test "$(json_value "$cut/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['cause']['dump']]")" = '[false, true, "trigger"]'
 	# drgn alone still decodes the fire record, in the one Fire record section
 	rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$cut/report.txt")
 	check cut.fire_record_drgn "$(sections "$cut"); $(grep -E '^ +(comm=|crash.s decode)' <<<"$rec" | tr -s ' \n' ' ')" \
@@ -241,8 +237,8 @@ sys.exit(n != 1)' "$tasks_run/vmcore" "$noko/vmcore" || fail noko.patch "KERNELO
 		grep -qx '   comm=bpk-demo' "$noko/report.txt"
 	check noko.crash_bt_kept "$(grep -m1 '^PID:' "$noko/report.txt" || echo 'no bt')" \
 		grep -q '^PID: .*COMMAND: "bpk-demo"' "$noko/report.txt"
-	check noko.json "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['cause']['dump']]")" \
-		test "$(j "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['cause']['dump']]")" = '[true, false, "crash", "trigger"]'
+	check noko.json "$(json_value "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['cause']['dump']]")" \
+		test "$(json_value "$noko/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['source'], d['cause']['dump']]")" = '[true, false, "crash", "trigger"]'
 	# the two analyzers disagree on the kernel release (a crash whose sys
 	# says another RELEASE): both kept, the report says so. The same copy's
 	# record says the run-level cause was an unclassified panic: the dump
@@ -258,11 +254,11 @@ json.dump(d, open(sys.argv[1], "w"))' "$rel/run.json"
 	chmod 755 "$out/rel-crash/crash"
 	# (the system analyzers: the changed crash is found through PATH)
 	PATH=$out/rel-crash:$PATH analysis/report.py --analyzers system "$rel" >"$out/rel.out" 2>&1 || true
-	got=$(j "$rel/report.json" "[(x['crash'], x['drgn']) for x in d['disagreements'] if x['what'] == 'kernel release']" 2>/dev/null || echo 'no report.json')
-	want="[[\"9.9.9-other\", $(j "$tasks_run/report.json" "d['kernel']['release']")]]"
+	got=$(json_value "$rel/report.json" "[(x['crash'], x['drgn']) for x in d['disagreements'] if x['what'] == 'kernel release']" 2>/dev/null || echo 'no report.json')
+	want="[[\"9.9.9-other\", $(json_value "$tasks_run/report.json" "d['kernel']['release']")]]"
 	check release.disagreement_kept "$got (want $want); $(grep -m1 'kernel release' "$rel/report.txt" 2>/dev/null || echo 'not in report.txt')" \
 		test "$got" = "$want"
-	got=$(j "$rel/report.json" "[[x['run'], x['dump']] for x in d['disagreements'] if x['what'] == 'cause'], d['cause']['agree']" 2>/dev/null || echo 'no report.json')
+	got=$(json_value "$rel/report.json" "[[x['run'], x['dump']] for x in d['disagreements'] if x['what'] == 'cause'], d['cause']['agree']" 2>/dev/null || echo 'no report.json')
 	check cause.disagreement_kept "$got; $(grep -m1 'DISAGREE cause' "$rel/report.txt" 2>/dev/null || echo 'not in report.txt')" \
 		test "$got" = '[[["panic", "trigger"]], false]' -a \
 		"$(grep -c '^   DISAGREE cause: the console says panic, the dump says trigger' "$rel/report.txt")" = 1
@@ -281,11 +277,11 @@ for h in "${hung[@]}"; do
 	r=$(dirname "$h")
 	name=hung.${r#"$build/test-out/"}
 	name=${name%%/*}
-	hpid=$(j "$h" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
-	check "$name.named_from_fire_record" "hung_pid $hpid; detail $(j "$h" "d['fire']['fields']['detail']")" \
-		grep -q "hung_pid=$hpid " <<<"$(j "$h" "d['fire']['fields']['detail']") "
-	check "$name.hung_task_D" "pid $hpid: $(j "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" \
-		test "$(j "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" = '[["hanger", "D"]]'
+	hpid=$(json_value "$h" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
+	check "$name.named_from_fire_record" "hung_pid $hpid; detail $(json_value "$h" "d['fire']['fields']['detail']")" \
+		grep -q "hung_pid=$hpid " <<<"$(json_value "$h" "d['fire']['fields']['detail']") "
+	check "$name.hung_task_D" "pid $hpid: $(json_value "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" \
+		test "$(json_value "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" = '[["hanger", "D"]]'
 	first=$(sed -n '/^== Tasks (drgn)/,$p' "$r/report.txt" | grep -m1 '^-- ' || true)
 	check "$name.hung_stack_first" "${first:-no task section after == Tasks (drgn)}" grep -q "^-- hung task (fire record hung_pid=$hpid): pid $hpid ppid [0-9]* hanger, state D" <<<"$first"
 	stack=$(sed -n "/^-- hung task/,/^-- /p" "$r/report.txt" | grep -E '^   #' | head -6 | tr -s ' \n' ' ')

@@ -23,9 +23,6 @@ cd "$top"
 runs=$out/runs
 py=/usr/bin/python3
 user=${BPK_TEST_USER:-bpk-test}
-j() {
-	"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
-}
 # copy_run NAME: a copy of the run to report again, without its report
 copy_run() {
 	rm -rf "${out:?}/$1"
@@ -42,23 +39,23 @@ run=${run:-/nonexistent}
 rj=$run/report.json
 
 # --- the toolbox read the dump
-check toolbox.json "$(j "$rj" "d['analyzers']['chosen']" 2>&1)" \
-	test "$(j "$rj" "[d['analyzers']['chosen'][k] for k in ('source', 'wanted', 'suite', 'why_not_toolbox')]" 2>&1)" = '["toolbox", "toolbox", "trixie", null]'
-check toolbox.versions "$(j "$rj" "[d['analyzers']['crash']['version'], d['analyzers']['drgn']['version']]" 2>&1)" \
+check toolbox.json "$(json_value "$rj" "d['analyzers']['chosen']" 2>&1)" \
+	test "$(json_value "$rj" "[d['analyzers']['chosen'][k] for k in ('source', 'wanted', 'suite', 'why_not_toolbox')]" 2>&1)" = '["toolbox", "toolbox", "trixie", null]'
+check toolbox.versions "$(json_value "$rj" "[d['analyzers']['crash']['version'], d['analyzers']['drgn']['version']]" 2>&1)" \
 	"$py" -c 'import json, sys; d = json.load(open(sys.argv[1]))["analyzers"]
 assert d["crash"]["version"].startswith("8.0.6") or d["crash"]["version"][0] >= "9", d["crash"]["version"]
 assert tuple(int(x) for x in d["drgn"]["version"].split(".")[:3]) >= (0, 0, 25), d["drgn"]["version"]' "$rj"
 check toolbox.text "$(grep -m1 '^analyzers:' "$run/report.txt" 2>&1)" grep -qE '^analyzers: toolbox \(Debian trixie\): crash [0-9][^,]*, drgn [0-9]' "$run/report.txt"
 
 # --- the whole system: crash counts every task drgn walks
-counts=$(j "$rj" "[d['tasks']['total'], d['tasks']['crash_count'], [x['what'] for x in d['disagreements']]]" 2>&1)
+counts=$(json_value "$rj" "[d['tasks']['total'], d['tasks']['crash_count'], [x['what'] for x in d['disagreements']]]" 2>&1)
 check tasks.crash_equals_drgn "report.json [drgn, crash, disagreements]: $counts" \
 	"$py" -c 'import json, sys; t, c, dis = json.loads(sys.argv[1]); assert t > 20 and c == t and "task count" not in dis' "$counts"
 check tasks.text "$(grep -m1 'crash counts the same' "$run/report.txt" || grep -m1 'DISAGREE task' "$run/report.txt" || echo none)" \
-	grep -qE "^   crash counts the same: sys TASKS $(j "$rj" "d['tasks']['total']"), ps $(j "$rj" "d['tasks']['total']") lines" "$run/report.txt"
+	grep -qE "^   crash counts the same: sys TASKS $(json_value "$rj" "d['tasks']['total']"), ps $(json_value "$rj" "d['tasks']['total']") lines" "$run/report.txt"
 
 # --- the panicking task's memory map, by both
-mm=$(j "$rj" "[d['memory_map']['task']['comm'], len(d['memory_map']['crash'] or []), [(v['start'], v['end']) for v in d['memory_map']['crash'] or []] == [(v['start'], v['end']) for v in d['memory_map']['drgn'] or []], sorted({v['file'] for v in d['memory_map']['drgn'] or [] if v['file']})]" 2>&1)
+mm=$(json_value "$rj" "[d['memory_map']['task']['comm'], len(d['memory_map']['crash'] or []), [(v['start'], v['end']) for v in d['memory_map']['crash'] or []] == [(v['start'], v['end']) for v in d['memory_map']['drgn'] or []], sorted({v['file'] for v in d['memory_map']['drgn'] or [] if v['file']})]" 2>&1)
 check vmas.both "report.json memory_map [task, crash VMAs, same as drgn's, files]: $mm" \
 	"$py" -c 'import json, sys; comm, n, same, files = json.loads(sys.argv[1]); assert comm == "bpk-demo" and n >= 5 and same and "/bin/busybox" in files' "$mm"
 check vmas.text "$(sed -n '/^== Memory map/,/^$/p' "$run/report.txt" | head -4 | tr -s ' \n' ' ')" \
@@ -82,13 +79,13 @@ check crash_session.toolbox "$(grep -m1 'analyzers:' "$out/crash-ps.err" || tail
 	grep -q '^open.py: analyzers: toolbox' "$out/crash-ps.err"
 echo 'print("ntasks", len(list(tasks())))' | "$bpk" --runs "$runs" drgn "$run" >"$out/drgn.out" 2>&1 || true
 check drgn_session.tasks "$(grep -m1 ntasks "$out/drgn.out" || tail -1 "$out/drgn.out")" \
-	grep -qx ">>> ntasks $(j "$rj" "d['tasks']['total']")" "$out/drgn.out"
+	grep -qx ">>> ntasks $(json_value "$rj" "d['tasks']['total']")" "$out/drgn.out"
 
 # --- Debian 12's own, asked for
 sys_run=$(copy_run system)
 analysis/report.py --analyzers system "$sys_run" >"$out/system.out" 2>&1 || true
-check system.json "$(j "$sys_run/report.json" "d['analyzers']['chosen']" 2>&1)" \
-	test "$(j "$sys_run/report.json" "[d['analyzers']['chosen'][k] for k in ('source', 'wanted', 'why_not_toolbox', 'crash_version')]" 2>&1)" = "[\"system\", \"system\", null, \"$(dpkg-query -W -f '${Version}' crash)\"]"
+check system.json "$(json_value "$sys_run/report.json" "d['analyzers']['chosen']" 2>&1)" \
+	test "$(json_value "$sys_run/report.json" "[d['analyzers']['chosen'][k] for k in ('source', 'wanted', 'why_not_toolbox', 'crash_version')]" 2>&1)" = "[\"system\", \"system\", null, \"$(dpkg-query -W -f '${Version}' crash)\"]"
 check system.text "$(grep -m1 '^analyzers:' "$sys_run/report.txt" 2>&1)" grep -q '^analyzers: system (Debian 12.s own): crash .*(--analyzers system)$' "$sys_run/report.txt"
 
 # --- the archive unreachable: no toolbox can be made in an empty cache
@@ -96,9 +93,9 @@ net_run=$(copy_run no-archive)
 rc=0
 BPK_CACHE=$out/empty-cache BPK_TOOLBOX_MIRROR=http://127.0.0.1:9/debian \
 	analysis/report.py "$net_run" >"$out/no-archive.out" 2>"$out/no-archive.err" || rc=$?
-why=$(j "$net_run/report.json" "d['analyzers']['chosen']['why_not_toolbox']" 2>&1)
-check no_archive.report_made "exit $rc, tasks $(j "$net_run/report.json" "d['tasks']['total']" 2>&1)" \
-	test "$rc" = 0 -a "$(j "$net_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" = '"system"'
+why=$(json_value "$net_run/report.json" "d['analyzers']['chosen']['why_not_toolbox']" 2>&1)
+check no_archive.report_made "exit $rc, tasks $(json_value "$net_run/report.json" "d['tasks']['total']" 2>&1)" \
+	test "$rc" = 0 -a "$(json_value "$net_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" = '"system"'
 check no_archive.says_why "why_not_toolbox: $why" grep -q 'mmdebstrap could not make a trixie root from http://127.0.0.1:9/debian: .*127.0.0.1' <<<"$why"
 check no_archive.text "$(grep -m1 '^analyzers:' "$net_run/report.txt" 2>&1)" \
 	grep -q '^analyzers: system (Debian 12.s own): .*; the toolbox could not be made: .*mmdebstrap' "$net_run/report.txt"
@@ -127,9 +124,9 @@ if ! { echo "0 0 65536" >"/proc/$pid/uid_map" && echo "0 0 65536" >"/proc/$pid/g
 	kill "$pid" 2>/dev/null || true
 fi
 wait "$pid" || rc=$?
-why=$(j "$ns_run/report.json" "d['analyzers']['chosen']['why_not_toolbox']" 2>&1)
-check no_userns.report_made "exit $rc ($(tail -1 "$out/no-userns.err")), source $(j "$ns_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" \
-	test "$rc" = 0 -a "$(j "$ns_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" = '"system"'
+why=$(json_value "$ns_run/report.json" "d['analyzers']['chosen']['why_not_toolbox']" 2>&1)
+check no_userns.report_made "exit $rc ($(tail -1 "$out/no-userns.err")), source $(json_value "$ns_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" \
+	test "$rc" = 0 -a "$(json_value "$ns_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" = '"system"'
 check no_userns.says_why "why_not_toolbox: $why" grep -q 'the toolbox cannot run here: bwrap: .*namespace' <<<"$why"
 
 # --- a damaged toolbox is found and made again

@@ -47,12 +47,9 @@ printed() {
 # arithmetic is signed 64-bit: kernel addresses do not fit)
 addr() { "$py" -c 'import sys; print(int(sys.argv[1].split("@")[-1], 16))' "$1" 2>/dev/null || echo none; }
 hex() { "$py" -c 'import sys; print(f"{int(sys.argv[1]):x}")' "$1" 2>/dev/null || echo none; }
-j() {
-	"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
-}
 # wait_of PID: [kind, address, owner pid or null, owner_note] in report.json
 wait_of() {
-	j "$run/report.json" "next(([t['waits']['kind'], t['waits']['address'], (t['owner'] or {}).get('pid'), t['owner_note']] for t in d['waits']['tasks'] if t['pid'] == $1), None)"
+	json_value "$run/report.json" "next(([t['waits']['kind'], t['waits']['address'], (t['owner'] or {}).get('pid'), t['owner_note']] for t in d['waits']['tasks'] if t['pid'] == $1), None)"
 }
 
 for kernel in ours debian; do
@@ -75,7 +72,7 @@ for case in abba chain sem page more; do
 		continue
 	fi
 	pass "$kernel.$case.run" "$run"
-	hung=$(j "$run/report.json" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
+	hung=$(json_value "$run/report.json" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
 	case $case in
 	abba)
 		p1=$(printed abba1 pid) p2=$(printed abba2 pid)
@@ -83,12 +80,12 @@ for case in abba chain sem page more; do
 		check "$kernel".abba.fired_on_it "hung_pid $hung, module: abba1 pid ${p1:-none}" test -n "$p1" -a "$hung" = "$p1"
 		check "$kernel".abba.each_held_by_other "pid $p1: $(wait_of "$p1"); pid $p2: $(wait_of "$p2"); mutexes $a $b" \
 			test "$(wait_of "$p1")" = "[\"mutex\", $b, $p2, null]" -a "$(wait_of "$p2")" = "[\"mutex\", $a, $p1, null]"
-		cyc=$(j "$run/report.json" "[sorted((c['pid'], c['waits']['address']) for c in cyc) for cyc in d['waits']['deadlocks']]")
+		cyc=$(json_value "$run/report.json" "[sorted((c['pid'], c['waits']['address']) for c in cyc) for cyc in d['waits']['deadlocks']]")
 		check "$kernel".abba.one_deadlock "deadlocks: $cyc" test "$cyc" = "[[[$p1, $b], [$p2, $a]]]" -o "$cyc" = "[[[$p2, $a], [$p1, $b]]]"
 		line=$(grep -m1 '^   DEADLOCK: ' "$run/report.txt" || echo 'no DEADLOCK line')
 		check "$kernel".abba.text_both "$line" test "$(grep -o "pid $p1 \|pid $p2 \|0x$(hex "$a")\|0x$(hex "$b")" <<<"$line" | sort -u | wc -l)" = 4
-		check "$kernel".abba.graph_red "$(j "$run/report.json" "d['waits']['graph']"); $(grep -c 'color=red' "$run/waits.dot" 2>/dev/null || echo 0) red edges" \
-			test "$(j "$run/report.json" "d['waits']['graph']")" = '"waits.svg"' -a -s "$run/waits.svg" -a "$(grep -c 'color=red' "$run/waits.dot")" = 2
+		check "$kernel".abba.graph_red "$(json_value "$run/report.json" "d['waits']['graph']"); $(grep -c 'color=red' "$run/waits.dot" 2>/dev/null || echo 0) red edges" \
+			test "$(json_value "$run/report.json" "d['waits']['graph']")" = '"waits.svg"' -a -s "$run/waits.svg" -a "$(grep -c 'color=red' "$run/waits.dot")" = 2
 		;;
 	chain)
 		pa=$(printed a pid) pb=$(printed b pid) pc=$(printed c pid)
@@ -98,23 +95,23 @@ for case in abba chain sem page more; do
 		check "$kernel".chain.b_on_a "pid $pb: $(wait_of "$pb") (rwsem $rw held by $pa)" test "$(wait_of "$pb")" = "[\"rwsem\", $rw, $pa, null]"
 		check "$kernel".chain.a_no_owner "pid $pa: $(wait_of "$pa") (completion $cp)" \
 			test "$(wait_of "$pa")" = "[\"completion\", $cp, null, \"a completion records no owner\"]"
-		steps=$(j "$run/report.json" "next(([s['pid'] for s in c['steps']] for c in d['waits']['chains'] if c['from'] == $pc), None)")
+		steps=$(json_value "$run/report.json" "next(([s['pid'] for s in c['steps']] for c in d['waits']['chains'] if c['from'] == $pc), None)")
 		check "$kernel".chain.followed_to_end "chain from $pc: $steps" test "$steps" = "[$pc, $pb, $pa]"
 		line=$(grep -m1 "^   chain from pid $pc: " "$run/report.txt" || echo 'no chain line')
 		check "$kernel".chain.text "$line" grep -q "pid $pc bpk-hang-c -> mutex 0x$(hex "$mx") -> pid $pb bpk-hang-b -> rwsem 0x$(hex "$rw") -> pid $pa bpk-hang-a -> completion 0x$(hex "$cp")" <<<"$line"
-		check "$kernel".chain.no_deadlock "deadlocks: $(j "$run/report.json" "d['waits']['deadlocks']")" test "$(j "$run/report.json" "d['waits']['deadlocks']")" = '[]'
+		check "$kernel".chain.no_deadlock "deadlocks: $(json_value "$run/report.json" "d['waits']['deadlocks']")" test "$(json_value "$run/report.json" "d['waits']['deadlocks']")" = '[]'
 		;;
 	more)
 		pa=$(printed rta pid) pb=$(printed rtb pid) pr=$(printed pcr pid) pw=$(printed pcw pid) pr2=$(printed pcr2 pid)
 		rt=$(addr "$(printed rta holds)") pc=$(addr "$(printed pcr holds)")
 		check "$kernel".more.fired_on_it "hung_pid $hung, module: rtb pid ${pb:-none}" test -n "$pb" -a "$hung" = "$pb"
 		check "$kernel".more.rt_b_on_a "pid $pb: $(wait_of "$pb") (rt_mutex $rt held by $pa)" test "$(wait_of "$pb")" = "[\"rt_mutex\", $rt, $pa, null]"
-		steps=$(j "$run/report.json" "next(([s['pid'] for s in c['steps']] for c in d['waits']['chains'] if c['from'] == $pb), None)")
+		steps=$(json_value "$run/report.json" "next(([s['pid'] for s in c['steps']] for c in d['waits']['chains'] if c['from'] == $pb), None)")
 		check "$kernel".more.rt_chain "chain from $pb: $steps" test "$steps" = "[$pb, $pa]"
 		none='"a percpu-rwsem records no owner"'
 		check "$kernel".more.pcpu_writer "pid $pw: $(wait_of "$pw") (percpu rwsem $pc, read-held by $pr)" test "$(wait_of "$pw")" = "[\"percpu-rwsem\", $pc, null, $none]"
 		check "$kernel".more.pcpu_reader "pid $pr2: $(wait_of "$pr2") (percpu rwsem $pc)" test "$(wait_of "$pr2")" = "[\"percpu-rwsem\", $pc, null, $none]"
-		fellows=$(j "$run/report.json" "[t['waiters'] for t in d['waits']['tasks'] if t['pid'] in ($pw, $pr2)]")
+		fellows=$(json_value "$run/report.json" "[t['waiters'] for t in d['waits']['tasks'] if t['pid'] in ($pw, $pr2)]")
 		check "$kernel".more.pcpu_fellow_waiters "waiters of $pw, $pr2: $fellows" test "$fellows" = "[[$pr2], [$pw]]" -o "$fellows" = "[[$pw], [$pr2]]"
 		;;
 	sem | page)
@@ -130,7 +127,7 @@ for case in abba chain sem page more; do
 	order=$(grep -n -e '^== Who blocked whom' -e '^== Panic$' "$run/report.txt" | cut -d: -f1 | tr '\n' ' ')
 	check "$kernel.$case.section_first" "lines of Who blocked whom, Panic: $order" \
 		test "$(grep -n -e '^== Who blocked whom' -e '^== Panic$' "$run/report.txt" | head -1 | cut -d: -f2-)" = "== Who blocked whom (drgn: what each blocked task waits on, and who holds it)"
-	blk=$(j "$run/report.json" "[t['blocked_s'] for t in d['waits']['tasks'] if t['state'] == 'D']")
+	blk=$(json_value "$run/report.json" "[t['blocked_s'] for t in d['waits']['tasks'] if t['state'] == 'D']")
 	check "$kernel.$case.longest_first" "blocked_s in order: $blk" \
 		"$py" -c 'import json, sys; b = json.loads(sys.argv[1]); assert b and all(x is not None and x > 0 for x in b) and b == sorted(b, reverse=True)' "$blk"
 done
@@ -149,16 +146,16 @@ else
 	rm -f "$sid/report.json" "$sid/report.txt"
 	rc=0
 	BPK_TOOLBOX_SUITE=sid analysis/report.py "$sid" >"$out/sid-report.out" 2>&1 || rc=$?
-	owners() { j "$1/report.json" "sorted([t['pid'], (t['waits'] or {}).get('kind'), (t['waits'] or {}).get('address'), (t['owner'] or {}).get('pid')] for t in d['waits']['tasks'])"; }
+	owners() { json_value "$1/report.json" "sorted([t['pid'], (t['waits'] or {}).get('kind'), (t['waits'] or {}).get('address'), (t['owner'] or {}).get('pid')] for t in d['waits']['tasks'])"; }
 	if ((rc != 0)) || [[ ! -s $sid/report.json ]]; then
 		fail sid.report "exit $rc: $(tail -1 "$out/sid-report.out")"
 	else
-		drgnv=$(j "$sid/report.json" "d['analyzers']['chosen']['drgn_version']")
-		check sid.drgn_reads_holders "drgn $drgnv: $(j "$sid/report.json" "d['waits']['owners_read_by']")" \
-			grep -q '^"drgn.helpers.linux.locking ' <<<"$(j "$sid/report.json" "d['waits']['owners_read_by']")"
-		check sid.trixie_reads_own "trixie: $(j "$src/report.json" "d['waits']['owners_read_by']")" \
-			grep -q '^"bpk_waits ' <<<"$(j "$src/report.json" "d['waits']['owners_read_by']")"
+		drgnv=$(json_value "$sid/report.json" "d['analyzers']['chosen']['drgn_version']")
+		check sid.drgn_reads_holders "drgn $drgnv: $(json_value "$sid/report.json" "d['waits']['owners_read_by']")" \
+			grep -q '^"drgn.helpers.linux.locking ' <<<"$(json_value "$sid/report.json" "d['waits']['owners_read_by']")"
+		check sid.trixie_reads_own "trixie: $(json_value "$src/report.json" "d['waits']['owners_read_by']")" \
+			grep -q '^"bpk_waits ' <<<"$(json_value "$src/report.json" "d['waits']['owners_read_by']")"
 		check sid.same_holders "sid: $(owners "$sid"); trixie: $(owners "$src")" \
-			test "$(owners "$sid")" = "$(owners "$src")" -a "$(j "$sid/report.json" "sum(1 for t in d['waits']['tasks'] if t['owner'])")" = 2
+			test "$(owners "$sid")" = "$(owners "$src")" -a "$(json_value "$sid/report.json" "sum(1 for t in d['waits']['tasks'] if t['owner'])")" = 2
 	fi
 fi

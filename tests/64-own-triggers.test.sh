@@ -28,7 +28,6 @@ set -euo pipefail
 fresh_out
 cd "$top"
 
-py=/usr/bin/python3
 dest=$out/destdir
 runs=$out/runs
 mkdir -p "$dest"
@@ -44,8 +43,6 @@ mkdir -p "$work"
 cp docs/own-triggers/short_pipe_write.bpf.c docs/own-triggers/write_beyond.bpf.c docs/own-triggers/write_beyond.sh "$work/"
 cd "$work"
 
-# j FILE EXPR: EXPR (python, d the document) of a JSON file, as JSON
-j() { "$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' "$1" "$2" 2>/dev/null || echo none; }
 # latest RUNS: the run filed last
 latest() { filed_runs "$1" | tail -1; }
 
@@ -78,7 +75,7 @@ for kernel in ours debian; do
 		-- "${pipe_cmd[@]}" >"$out/pipe-$kernel.out" 2>&1 || rc=$?
 	run=$(latest "$runs/pipe-$kernel")
 	check "$kernel.pipe.run" "exit $rc: ${run:-no run} $(grep -m1 'error:' "$out/pipe-$kernel.out" || true)" test "$rc" = 0 -a -n "$run"
-	fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['source'], d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+	fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['source'], d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
 	check "$kernel.pipe.record" "fire record from the dump: $fire" \
 		test "$fire" = '["drgn", "short_pipe_write", "asked=100000 wrote=65536"]'
 	rc=0
@@ -86,7 +83,7 @@ for kernel in ours debian; do
 		--kernel "$kernel" --timeout 120 --workload write_beyond.sh >"$out/beyond-$kernel.out" 2>&1 || rc=$?
 	run=$(latest "$runs/beyond-$kernel")
 	check "$kernel.beyond.run" "exit $rc: ${run:-no run} $(grep -m1 'error:' "$out/beyond-$kernel.out" || true)" test "$rc" = 0 -a -n "$run"
-	fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm'], d['fire']['fields']['detail']]")
+	fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm'], d['fire']['fields']['detail']]")
 	check "$kernel.beyond.record" "fire record from the dump: $fire" \
 		test "$fire" = '["write_beyond", "dd", "f_pos=2097152 max_pos=1048576 count=16"]'
 	check "$kernel.beyond.report_text" "$(grep -m1 '^   detail=' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no detail line)" \
@@ -97,7 +94,7 @@ for kernel in ours debian; do
 		test "$kept" = prog/write_beyond.bpf.o -a -s "${run:-/nonexistent}/prog/write_beyond.bpf.o" \
 		-a "$(grep -c '^program:   your own, kept in the run: prog/write_beyond.bpf.o$' "${run:-/nonexistent}/report.txt" 2>/dev/null)" = 1
 	# its own map, read from the dump with its BTF: each dd's last position
-	maps=$(j "${run:-/nonexistent}/report.json" "[(m['name'], m['type'], m['entries_total'], sorted(e['value'] for e in m['entries']), [e['value'] for e in m['entries'] if e['key'] == d['fire']['fields']['tgid']]) for m in d['fire']['own_maps']]")
+	maps=$(json_value "${run:-/nonexistent}/report.json" "[(m['name'], m['type'], m['entries_total'], sorted(e['value'] for e in m['entries']), [e['value'] for e in m['entries'] if e['key'] == d['fire']['fields']['tgid']]) for m in d['fire']['own_maps']]")
 	check "$kernel.beyond.own_map" "own maps: $maps" test "$maps" = '[["last_pos", "hash", 2, [0, 2097152], [2097152]]]'
 	check "$kernel.beyond.kept_source" "$(cmp write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c" 2>&1 || true)" \
 		cmp -s write_beyond.bpf.c "${run:-/nonexistent}/prog/write_beyond.bpf.c"
@@ -152,7 +149,7 @@ rc=0
 "$ibpk" --runs "$runs/upkind" run --prog upkind.bpf.c target=/etc/bpk/workload:app_assert_failed \
 	--workload "$build/examples/uprobe" --timeout 120 >"$out/upkind.out" 2>&1 || rc=$?
 run=$(latest "$runs/upkind")
-fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
 check attach.uprobe "exit $rc: $fire" grep -qE '^\["upkind", "arg0=[0-9-]+"\]$' <<<"$fire"
 cat >perfkind.bpf.c <<'PROG'
 #include <bpk/trigger.bpf.h>
@@ -168,7 +165,7 @@ rc=0
 "$ibpk" --runs "$runs/perfkind" run --prog perfkind.bpf.c comm=spinner \
 	--workload "$build/examples/cpu_hog" --timeout 120 >"$out/perfkind.out" 2>&1 || rc=$?
 run=$(latest "$runs/perfkind")
-fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm']]")
+fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm']]")
 check attach.perf_event "exit $rc: $fire" test "$fire" = '["perfkind", "spinner"]'
 
 # --- a campaign of a program of one's own: fresh boots, said why; the
@@ -177,11 +174,11 @@ rc=0
 "$ibpk" --runs "$runs/campaign" campaign --prog short_pipe_write.bpf.c comm=python3 --attempts 2 --jobs 1 \
 	--timeout 120 -- "${pipe_cmd[@]}" >"$out/campaign.out" 2>"$out/campaign.err" || rc=$?
 won=$(tail -1 "$out/campaign.out")
-fire=$(j "${won:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+fire=$(json_value "${won:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
 check campaign.fired "exit $rc: $won $fire" test "$rc" = 0 -a "$fire" = '["short_pipe_write", "asked=100000 wrote=65536"]'
 cj=$(find "$runs/campaign" -maxdepth 2 -name campaign.json 2>/dev/null | head -1)
-check campaign.fresh_why "$(j "${cj:-/nonexistent}" "d['fresh_why']")" \
-	grep -q 'a program of your own (--prog) is armed at boot' <<<"$(j "${cj:-/nonexistent}" "d['fresh_why']")"
+check campaign.fresh_why "$(json_value "${cj:-/nonexistent}" "d['fresh_why']")" \
+	grep -q 'a program of your own (--prog) is armed at boot' <<<"$(json_value "${cj:-/nonexistent}" "d['fresh_why']")"
 
 # --- refused before boot: exit 2, one line, no run filed, no boot
 # refused NAME WANT ARGS...: bpk run ARGS refused with WANT in its last line
@@ -257,5 +254,5 @@ check template.written "exit $rc: $(tail -1 "$out/new.out")" test "$rc" = 0 -a -
 rc=0
 "$ibpk" --runs "$runs/template" run --prog mytrig.bpf.c comm=unlink --timeout 120 -- unlink /no/such/file >"$out/template.out" 2>&1 || rc=$?
 run=$(latest "$runs/template")
-fire=$(j "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
+fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
 check template.fires "exit $rc: $fire" test "$rc" = 0 -a "$fire" = '["mytrig", "errno=2 path=/no/such/file"]'

@@ -159,6 +159,15 @@ qemu_on() {
 	pgrep -f -- "guest=bpk:$d" || true
 }
 
+# json_value FILE EXPR: EXPR (Python; d is the document) of the JSON file
+# FILE, as JSON text; "none" (python's error on stderr) when the file or
+# the expression cannot be read: the check that compares it fails, naming
+# that, and the script goes on to its next check
+json_value() {
+	/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))' \
+		"$1" "$2" || echo none
+}
+
 # filed_runs RUNS: the run directories filed under RUNS, oldest first
 # (nothing, and no error, when RUNS does not exist).
 filed_runs() {

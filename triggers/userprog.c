@@ -23,6 +23,10 @@
 /* an object is a few KiB; this bounds what a wrong file makes us read */
 #define USERPROG_MAX_BYTES (16 << 20)
 #define MAX_KERNEL_NAMES 64
+/* a program's own parameters: with the common ones (5) and target=, what
+ * args_parse holds (MAX_ARGS)
+ */
+#define MAX_OWN_PARAMS (MAX_ARGS - 6)
 
 /* cfg_* of the header itself: the common parameters and the loader's own */
 static const char *const header_vars[] = { "cfg_pid",	"cfg_comm",
@@ -85,11 +89,6 @@ int userprog_name_ok(const char *name)
 		      *p == '_'))
 			return 0;
 	return 1;
-}
-
-static char *xstrdup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }
 
 static int read_all(const char *path, char *err, size_t errlen)
@@ -362,8 +361,8 @@ static int check_sec(const char *path, struct bpf_program *prog, int *uprobe,
 }
 
 /* The text of a default from .rodata's initial bytes. */
-static char *default_text(const struct btf *btf, const struct btf_type *t,
-			  const void *val, size_t size)
+static char *default_text(const struct btf_type *t, const void *val,
+			  size_t size)
 {
 	char buf[160];
 
@@ -399,7 +398,6 @@ static char *default_text(const struct btf *btf, const struct btf_type *t,
 		else
 			snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)u);
 	}
-	(void)btf;
 	return strdup(buf);
 }
 
@@ -514,7 +512,7 @@ static int make_param(const char *path, const struct btf *btf,
 					  "type of this kind");
 		return -1;
 	}
-	p->def = default_text(btf, t, rodata + vs->offset, size);
+	p->def = default_text(t, rodata + vs->offset, size);
 	p->help = strdup(help);
 	/* the default goes through the parser as a given value would */
 	if (p->def && ((p->type == PT_STRING && strlen(p->def) > p->max) ||
@@ -546,7 +544,8 @@ static int make_params(const char *path, struct bpf_object *obj, char *err,
 	size_t rosize = 0;
 	int id, n = 0;
 
-	params = calloc(MAX_KERNEL_NAMES, sizeof(*params));
+	/* the own ones, target=, the end */
+	params = calloc(MAX_OWN_PARAMS + 2, sizeof(*params));
 	if (!params) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
@@ -573,10 +572,10 @@ static int make_params(const char *path, struct bpf_object *obj, char *err,
 			header |= !strcmp(*h, vname);
 		if (header)
 			continue;
-		/* with the common ones (5), what args_parse holds */
-		if (n == 18) {
+		if (n == MAX_OWN_PARAMS) {
 			snprintf(err, errlen,
-				 "%s: more than 18 cfg_* parameters", path);
+				 "%s: more than %d cfg_* parameters", path,
+				 MAX_OWN_PARAMS);
 			return -1;
 		}
 		if (!strcmp(vname, "cfg_dry_run")) {
@@ -670,7 +669,7 @@ int userprog_load(const char *path, const char *name, const char *source,
 		params[n].max = 0;
 	}
 	def.name = strdup(name);
-	def.summary = xstrdup_or_null(shown);
+	def.summary = strdup(shown);
 	def.elf_bytes = userprog_bytes;
 	def.params = params;
 	def.attach = perfs   ? ATTACH_PERF_CPU_CLOCK :
