@@ -19,7 +19,7 @@
  *                                   read it behind pcw (no owner recorded)
  *
  * Each task it makes is a kthread named bpk-hang-<role>; what it made is
- * printed once every task is blocked, one line a task:
+ * printed as each task starts, one line a task:
  *   bpk-hang: case=C task=ROLE pid=P holds=KIND@ADDR,... waits=KIND@ADDR
  * (addresses with %px: the test compares them with the dump's). The tasks
  * never return: the module cannot be unloaded, the guest is meant to be
@@ -157,11 +157,10 @@ static struct task_struct *start(int (*fn)(void *), const char *role)
 	return t;
 }
 
-/* wait until T sleeps in D, at most 5 s */
-static void blocked(struct task_struct *t)
+/* wait until the writer has closed the reader fast path, at most 10 s */
+static void writer_blocks(void)
 {
-	for (int i = 0;
-	     i < 500 && READ_ONCE(t->__state) != TASK_UNINTERRUPTIBLE; i++)
+	for (int i = 0; i < 1000 && !atomic_read(&pcs.block); i++)
 		msleep(10);
 }
 
@@ -169,30 +168,37 @@ static int __init bpk_hang_init(void)
 {
 	struct task_struct *t1, *t2, *t3, *t4, *t5;
 
+	/*
+	 * Each line is printed as soon as its task exists, before waiting for
+	 * it to block: the trigger may panic the guest as soon as the task
+	 * has been blocked for its few seconds, and under a loaded TCG the
+	 * waits below can take longer than that.
+	 */
 	if (!strcmp(hang, "abba")) {
 		t1 = start(abba_1, "abba1");
-		t2 = start(abba_2, "abba2");
-		if (IS_ERR(t1) || IS_ERR(t2))
+		if (IS_ERR(t1))
 			return -ECHILD;
-		blocked(t1);
-		blocked(t2);
 		pr_info("bpk-hang: case=abba task=abba1 pid=%d holds=mutex@%px waits=mutex@%px\n",
 			task_pid_nr(t1), &lock_a, &lock_b);
+		t2 = start(abba_2, "abba2");
+		if (IS_ERR(t2))
+			return -ECHILD;
 		pr_info("bpk-hang: case=abba task=abba2 pid=%d holds=mutex@%px waits=mutex@%px\n",
 			task_pid_nr(t2), &lock_b, &lock_a);
 	} else if (!strcmp(hang, "chain")) {
 		t1 = start(chain_a, "a");
-		t2 = start(chain_b, "b");
-		t3 = start(chain_c, "c");
-		if (IS_ERR(t1) || IS_ERR(t2) || IS_ERR(t3))
+		if (IS_ERR(t1))
 			return -ECHILD;
-		blocked(t1);
-		blocked(t2);
-		blocked(t3);
 		pr_info("bpk-hang: case=chain task=a pid=%d holds=rwsem@%px waits=completion@%px\n",
 			task_pid_nr(t1), &chain_rwsem, &never);
+		t2 = start(chain_b, "b");
+		if (IS_ERR(t2))
+			return -ECHILD;
 		pr_info("bpk-hang: case=chain task=b pid=%d holds=mutex@%px waits=rwsem@%px\n",
 			task_pid_nr(t2), &chain_mutex, &chain_rwsem);
+		t3 = start(chain_c, "c");
+		if (IS_ERR(t3))
+			return -ECHILD;
 		pr_info("bpk-hang: case=chain task=c pid=%d holds= waits=mutex@%px\n",
 			task_pid_nr(t3), &chain_mutex);
 	} else if (!strcmp(hang, "sem")) {
@@ -200,7 +206,6 @@ static int __init bpk_hang_init(void)
 		t1 = start(sem_waiter, "sem");
 		if (IS_ERR(t1))
 			return -ECHILD;
-		blocked(t1);
 		pr_info("bpk-hang: case=sem task=sem pid=%d holds= waits=semaphore@%px\n",
 			task_pid_nr(t1), &sem);
 	} else if (!strcmp(hang, "page")) {
@@ -211,32 +216,37 @@ static int __init bpk_hang_init(void)
 		t1 = start(page_waiter, "page");
 		if (IS_ERR(t1))
 			return -ECHILD;
-		blocked(t1);
 		pr_info("bpk-hang: case=page task=page pid=%d holds= waits=page@%px\n",
 			task_pid_nr(t1), page);
 	} else if (!strcmp(hang, "more")) {
 		t1 = start(rt_a, "rta");
-		t2 = start(rt_b, "rtb");
-		t3 = start(pc_reader, "pcr");
-		t4 = start(pc_writer, "pcw");
-		if (IS_ERR(t1) || IS_ERR(t2) || IS_ERR(t3) || IS_ERR(t4))
+		if (IS_ERR(t1))
 			return -ECHILD;
-		blocked(t1);
-		blocked(t2);
-		blocked(t3);
-		blocked(t4);
+		pr_info("bpk-hang: case=more task=rta pid=%d holds=rt_mutex@%px waits=completion@%px\n",
+			task_pid_nr(t1), &rtm, &never);
+		t2 = start(rt_b, "rtb");
+		if (IS_ERR(t2))
+			return -ECHILD;
+		pr_info("bpk-hang: case=more task=rtb pid=%d holds= waits=rt_mutex@%px\n",
+			task_pid_nr(t2), &rtm);
+		t3 = start(pc_reader, "pcr");
+		if (IS_ERR(t3))
+			return -ECHILD;
+		pr_info("bpk-hang: case=more task=pcr pid=%d holds=percpu-rwsem@%px waits=completion@%px\n",
+			task_pid_nr(t3), &pcs, &never);
+		t4 = start(pc_writer, "pcw");
+		if (IS_ERR(t4))
+			return -ECHILD;
+		pr_info("bpk-hang: case=more task=pcw pid=%d holds= waits=percpu-rwsem@%px\n",
+			task_pid_nr(t4), &pcs);
+		/*
+		 * The second reader must find the writer's block set, or it
+		 * takes the lock for reading beside the first.
+		 */
+		writer_blocks();
 		t5 = start(pc_reader2, "pcr2");
 		if (IS_ERR(t5))
 			return -ECHILD;
-		blocked(t5);
-		pr_info("bpk-hang: case=more task=rta pid=%d holds=rt_mutex@%px waits=completion@%px\n",
-			task_pid_nr(t1), &rtm, &never);
-		pr_info("bpk-hang: case=more task=rtb pid=%d holds= waits=rt_mutex@%px\n",
-			task_pid_nr(t2), &rtm);
-		pr_info("bpk-hang: case=more task=pcr pid=%d holds=percpu-rwsem@%px waits=completion@%px\n",
-			task_pid_nr(t3), &pcs, &never);
-		pr_info("bpk-hang: case=more task=pcw pid=%d holds= waits=percpu-rwsem@%px\n",
-			task_pid_nr(t4), &pcs);
 		pr_info("bpk-hang: case=more task=pcr2 pid=%d holds= waits=percpu-rwsem@%px\n",
 			task_pid_nr(t5), &pcs);
 	} else {
