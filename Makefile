@@ -374,6 +374,50 @@ debian-kernel: $(DEBIAN_OK)
 $(DEBIAN_OK): appliance/debian-kernel.sh $(wildcard /usr/src/linux-source-6.1.tar.xz) | $(BUILD)/deps.ok
 	appliance/debian-kernel.sh fetch $(DK)
 	touch $@
+# Its vmlinux (the -dbg package, 819 MiB): a run fetches it when it reads a
+# dump; the tests and the CO-RE probe below need it before.
+.PHONY: debian-kernel-debug
+DEBIAN_DBG_OK := $(BUILD)/debian-kernel-debug.ok
+debian-kernel-debug: $(DEBIAN_DBG_OK)
+$(DEBIAN_DBG_OK): $(DEBIAN_OK)
+	appliance/debian-kernel.sh debug $(DK) >/dev/null
+	touch $@
+
+# Any release the archive serves (bpk run --kernel debian:RELEASE, which
+# resolves RELEASE and passes DEB_KVER=<kver>): the same pieces, under
+# build/kernels/debian-<kver>/.
+DR := $(BUILD)/kernels/debian-$(DEB_KVER)
+dr_val = $$(sed -n 's/^$(1)=//p' $(DR)/kernel/ok)
+.PHONY: debian-release debian-release-deps
+debian-release: $(DR)/kernel.ok
+$(DR)/kernel.ok: appliance/debian-kernel.sh | $(BUILD)/deps.ok
+	@test -n "$(DEB_KVER)" || { echo "make: DEB_KVER=<kernel release> is needed (bpk run --kernel debian:RELEASE sets it)" >&2; exit 2; }
+	appliance/debian-kernel.sh fetch $(DR)/kernel $(DEB_KVER)
+	touch $@
+$(DR)/kdump.img: appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(GUEST_LIB) $(AB)/makedumpfile-opts $(DR)/kernel.ok
+	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)" --kver "$(call dr_val,kver)" \
+		--kmoddir "$(DR)/kernel/modules/lib/modules/$(call dr_val,kver)" --drivers "$(call dr_val,kdump_modules)"
+$(DR)/root.cpio.gz: appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/guest/init appliance/guest/preinit $(GUEST_LIB) \
+		$(wildcard appliance/guest/jobs/*) $(DR)/kdump.img $(TRIGGERCTL) $(DR)/kernel.ok
+	appliance/mkroot-debian.sh $@ $(DR)/kernel $(DR)/kdump.img \
+		$$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
+		$(foreach j,$(wildcard appliance/guest/jobs/*),$(j)=/etc/bpk/jobs/$(notdir $(j)))
+# with its vmlinux, for the tests (a run fetches it itself)
+$(DR)/debug.ok: $(DR)/kernel.ok
+	appliance/debian-kernel.sh debug $(DR)/kernel >/dev/null
+	touch $@
+
+# A kernel the user built (bpk run --kernel PATH: USER_KIMAGE=<its bzImage>,
+# USER_KKEY=<its hash>): our capture image (no modules: its drivers are
+# built in, which bpk checks in its config) and a root image carrying it
+# as the capture kernel.
+UKD := $(BUILD)/kernels/path-$(USER_KKEY)
+$(UKD)/root.cpio.gz: appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) $(wildcard appliance/guest/jobs/*) \
+		$(KDUMP_IMG) $(TRIGGERCTL) $(USER_KIMAGE)
+	@test -n "$(USER_KIMAGE)" -a -n "$(USER_KKEY)" || { echo "make: USER_KIMAGE= and USER_KKEY= are needed (bpk run --kernel PATH sets them)" >&2; exit 2; }
+	appliance/mkinitramfs.sh $@ $(USER_KIMAGE)=/boot/bzImage $(KDUMP_IMG)=/boot/kdump.img \
+		$$(command -v kexec)=/sbin/kexec $(TRIGGERCTL)=/bin/triggerctl \
+		$(foreach j,$(wildcard appliance/guest/jobs/*),$(j)=/etc/bpk/jobs/$(notdir $(j)))
 debian-appliance: $(DEB_ROOT_IMG)
 $(DEB_KDUMP_IMG): appliance/mkkdump.sh $(wildcard appliance/kdump/99bpkdump/*) $(GUEST_LIB) $(AB)/makedumpfile-opts $(DEBIAN_OK)
 	appliance/mkkdump.sh $@ "$$(cat $(AB)/makedumpfile-opts)" --kver "$(call dk_val,kver)" \
@@ -399,7 +443,7 @@ $(DEB_TEST_IMG): appliance/mkroot-debian.sh appliance/mkinitramfs.sh appliance/g
 # A CO-RE probe built against Debian's BTF, reading task_struct.cgroups,
 # which our kernel (no CONFIG_CGROUPS) lacks: loaded there, the reason must
 # name the field (tests/73-core-failure).
-$(FB)/vmlinux.h: $(DEBIAN_OK)
+$(FB)/vmlinux.h: $(DEBIAN_DBG_OK)
 	@mkdir -p $(@D)
 	bpftool btf dump file $(DK)/vmlinux format c > $@
 $(FB)/core_probe.bpf.o: tests/field/core_probe.bpf.c $(FB)/vmlinux.h
@@ -412,7 +456,7 @@ $(CORE_TEST_IMG): appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) tes
 		$(FB)/core-probe $(FB)/core_probe.bpf.o
 	appliance/mkinitramfs.sh $@ tests/field/jobs/core-probe=/etc/bpk/jobs/core-probe \
 		$(FB)/core-probe=/bin/core-probe $(FB)/core_probe.bpf.o=/etc/bpk/core_probe.bpf.o
-FIELD_TEST_DEPS := $(DEB_ROOT_IMG) $(DEB_TEST_IMG) $(FIELD_EXAMPLE_BINS) $(CORE_TEST_IMG)
+FIELD_TEST_DEPS := $(DEB_ROOT_IMG) $(DEB_TEST_IMG) $(FIELD_EXAMPLE_BINS) $(CORE_TEST_IMG) $(DEBIAN_DBG_OK)
 # make bench's field section boots Debian's kernel too
 bench: $(DEB_ROOT_IMG)
 
@@ -422,9 +466,11 @@ DEMO_ARGS := syscall=openat errno=ENOENT comm=bpk-demo
 RUN_DEPS := $(ROOT_IMG) $(TRIGGERCTL) $(BPK) $(FIRE_DECODE) $(EXAMPLE_BINS) $(CRASH_INDEX) $(FIELD_EXAMPLE_BINS)
 # what bpk run brings up to date before it boots (make run-deps, or
 # debian-run-deps for --kernel debian)
-.PHONY: run-deps debian-run-deps
+.PHONY: run-deps debian-run-deps path-run-deps
 run-deps: $(RUN_DEPS)
 debian-run-deps: $(RUN_DEPS) $(DEB_ROOT_IMG)
+debian-release-deps: $(RUN_DEPS) $(DR)/root.cpio.gz
+path-run-deps: $(RUN_DEPS) $(UKD)/root.cpio.gz
 RUN_DEPS += $(if $(filter debian,$(RUN_KERNEL)),$(DEB_ROOT_IMG))
 # KERNEL=debian, HOST_FS=auto|on|off, SHARE="dir ...", SHARE_RW=dir
 FIELD_RUN_ARGS = $(if $(filter-out ours,$(RUN_KERNEL)),--kernel "$(RUN_KERNEL)") \

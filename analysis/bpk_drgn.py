@@ -25,6 +25,7 @@ from drgn.helpers.linux.bpf import (
     bpf_prog_for_each,
 )
 from drgn.helpers.linux.cpumask import for_each_online_cpu
+from drgn.helpers.linux.percpu import percpu_counter_sum
 from drgn.helpers.linux.fs import d_path, for_each_file
 from drgn.helpers.linux.list import list_first_entry, list_for_each_entry
 from drgn.helpers.linux.percpu import per_cpu
@@ -690,12 +691,17 @@ def processes(prog, max_files=16):
                     entry["files"].append({"fd": fd, "path": file_name(f)})
         rss = {}
         for name, idx in counters.items():
-            v = mm.rss_stat.count[idx].counter.value_()
-            # SPLIT_RSS_COUNTING: each thread caches a delta not yet folded
-            # into the mm's counters
-            if hasattr(t, "rss_stat"):
-                for th in _threads(prog, t):
-                    v += th.rss_stat.count[idx].value_()
+            if mm.rss_stat.type_.kind == drgn.TypeKind.ARRAY:
+                # 6.2 on: a percpu_counter per kind, its per-CPU parts not
+                # yet folded into its count
+                v = percpu_counter_sum(mm.rss_stat[idx])
+            else:
+                v = mm.rss_stat.count[idx].counter.value_()
+                # SPLIT_RSS_COUNTING: each thread caches a delta not yet
+                # folded into the mm's counters
+                if hasattr(t, "rss_stat"):
+                    for th in _threads(prog, t):
+                        v += th.rss_stat.count[idx].value_()
             rss[name[3:].lower()] = v * page // 1024
         entry["mm"] = {"total_vm_kib": mm.total_vm.value_() * page // 1024,
                        "map_count": mm.map_count.value_(),

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Debian's own kernel for the appliance (bpk run --kernel debian): the stock
-# linux-image-6.1.0-<abi>-amd64 whose version is that of the installed
-# linux-source-6.1 (the source our kernel is built from), resolved by apt,
-# and the vmlinux of its -dbg package, for crash. Nothing is installed: the
-# packages are fetched with `apt-get download` and only what the appliance
-# needs is extracted, outside the clone, keyed by the package version:
+# Debian's kernels for the appliance (bpk run --kernel debian, or
+# --kernel debian:RELEASE): a stock linux-image the archive serves, and later
+# the vmlinux of its -dbg package, for crash and drgn. Nothing is installed:
+# the packages are fetched with `apt-get download` and only what the
+# appliance needs is extracted, outside the clone, keyed by the kernel
+# release and the package version:
 #
-#   $BPK_CACHE/debian/<version>/
+#   $BPK_CACHE/debian/<kver>_<version>/
 #     vmlinuz, config               from the image package (its System.map
 #                                   is a placeholder: the real one is in -dbg)
+#     btf-names                     the functions and tracepoints of the
+#                                   kernel's BTF (from vmlinuz): what bpk
+#                                   checks func=, tp= and SEC() names against
+#                                   before the debug package is fetched
 #     vmlinux                       from the -dbg package (DWARF, for crash),
-#                                   with a .gdb_index added: crash starts in
-#                                   half the time (28 s instead of 53 s, loaded host)
+#                                   fetched only when a dump is analysed
+#                                   (debian-kernel.sh debug), with a
+#                                   .gdb_index added: crash starts in half the
+#                                   time (28 s instead of 53 s, loaded host)
 #     modules/lib/modules/<kver>/   the modules the guests need, their
 #                                   dependencies, modules.dep (depmod)
 #     modules.load                  the root guest's insmod order
@@ -20,12 +26,23 @@
 #                                   .deb, 819 MiB, is deleted once vmlinux is out)
 #     vmlinux.ok, ok                done markers (ok: what was extracted)
 #
-#   debian-kernel.sh fetch LINK    fetch/extract if needed; LINK -> the entry
-#   debian-kernel.sh resolve       print "package version kver" and sizes
+#   debian-kernel.sh fetch LINK [RELEASE]   fetch/extract if needed; LINK ->
+#                                           the entry
+#   debian-kernel.sh debug ENTRY            the entry's vmlinux, fetched if
+#                                           it is not there yet
+#   debian-kernel.sh resolve [RELEASE]      print "package version kver"
+#   debian-kernel.sh list                   what the archive serves and what
+#                                           is cached, one kernel a line
+#
+# RELEASE is a kernel release the archive serves (6.1.0-50-amd64,
+# 6.12.100+deb12-rt-amd64) or a series with an optional flavour (6.1,
+# 6.12-rt, 6.12-cloud-amd64) for its newest release. Without it: the
+# linux-image-6.1.0-*-amd64 of the installed linux-source-6.1's version (the
+# source our kernel is built from).
 #
 # An entry is complete only with its "ok" file (for this RECIPE); a failed
 # or interrupted extraction is redone, never half-used. Two fetches of the
-# same version wait for each other (flock), as build-kernel.sh does.
+# same kernel wait for each other (flock), as build-kernel.sh does.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +52,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # Bump when the extraction changes (the module list below, LKDTM, what is
 # done to vmlinux), so that an entry made by another recipe is redone (from
 # the kept image .deb).
-RECIPE=4
+RECIPE=5
 # The modules the guests need, when they are modules (built-in ones are
 # skipped): virtio transport, console (the result and dump ports) and blk;
 # 9p over virtio for the host's /usr; LKDTM for the warn and hung_task
@@ -57,9 +74,16 @@ source_version() {
 	[[ -n $ver ]] || die "linux-source-6.1: dpkg reports no version"
 }
 
-# resolve: sets pkg, kver, dbg and the download sizes, from apt (three apt
-# calls: each reads apt's whole cache, 1-4 s here).
-resolve() {
+# image_packages: the archive's linux-image-<kver> package names (signed
+# kernels only: the -unsigned and -dbg twins carry the same kernel)
+image_packages() {
+	apt-cache search --names-only '^linux-image-[0-9]' | cut -d' ' -f1 |
+		grep -E '^linux-image-[0-9]+\.[0-9]+\.[0-9][^ ]*-amd64$' | grep -vE -- '-(unsigned|dbg)$' | sort -V
+}
+
+# resolve_default: sets pkg, the linux-image-6.1.0-*-amd64 of linux-source-
+# 6.1's version (ver)
+resolve_default() {
 	local cands found
 	cands=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' | cut -d' ' -f1)
 	[[ -n $cands ]] || die "apt knows no linux-image-6.1.0-*-amd64 package (apt-get update?)"
@@ -68,14 +92,62 @@ resolve() {
 	[[ -n $found ]] || die "no linux-image-6.1.0-*-amd64 package has linux-source-6.1's version $ver (candidates: $(echo "$cands" | tr '\n' ' '))"
 	[[ $(wc -l <<<"$found") == 1 ]] || die "several packages have version $ver: $(echo "$found" | tr '\n' ' ')"
 	pkg=$found
+}
+
+# resolve_release RELEASE: sets pkg and ver, the newest version of the
+# package RELEASE names; bad input (exit 2) when the archive has none
+resolve_release() {
+	local rel=$1 all series flavour re
+	[[ $rel =~ ^[0-9A-Za-z.+~-]+$ ]] ||
+		bad_input "debian:$rel: not a kernel release (e.g. 6.1.0-50-amd64, 6.12.100+deb12-rt-amd64, 6.1, 6.12-rt)"
+	all=$(image_packages)
+	[[ -n $all ]] || die "apt knows no linux-image package (apt-get update?)"
+	if [[ $rel =~ ^([0-9]+\.[0-9]+)(-([a-z]+))?(-amd64)?$ ]]; then
+		series=${BASH_REMATCH[1]} flavour=${BASH_REMATCH[3]}
+		# "6.12-amd64": the flavour group took the suffix
+		[[ $flavour != amd64 ]] || flavour=
+		flavour=${flavour:+$flavour-}amd64
+		case $flavour in
+		amd64 | cloud-amd64 | rt-amd64) ;;
+		*) bad_input "debian:$rel: no flavour $flavour in the archive (amd64, cloud-amd64, rt-amd64)" ;;
+		esac
+		re="^linux-image-${series//./\\.}\\.[0-9][^-]*(-[0-9]+)?-$flavour\$"
+		pkg=$(grep -E "$re" <<<"$all" | tail -1)
+		[[ -n $pkg ]] || bad_input "debian:$rel: the archive serves no $series kernel of flavour $flavour (bpk kernels lists what it serves)"
+	else
+		pkg=linux-image-$rel
+		if ! grep -qxF "$pkg" <<<"$all"; then
+			[[ $rel == *-amd64 ]] ||
+				bad_input "debian:$rel: no such flavour in the archive (a release ends in -amd64, -cloud-amd64 or -rt-amd64; bpk kernels lists them)"
+			bad_input "debian:$rel: the archive serves no $pkg (bpk kernels lists what it serves)"
+		fi
+	fi
+	ver=$(apt-cache madison "$pkg" | awk -F' *[|] *' 'NR == 1 { print $2 }')
+	[[ -n $ver ]] || die "apt-cache madison $pkg: no version"
+}
+
+# resolve [RELEASE]: sets pkg, ver, kver, dbg and the download sizes, from
+# apt (each apt call reads apt's whole cache, 1-4 s here).
+resolve() {
+	if [[ -n ${1:-} ]]; then
+		resolve_release "$1"
+	else
+		source_version
+		resolve_default
+	fi
 	kver=${pkg#linux-image-}
 	dbg=$pkg-dbg
 	local show
-	show=$(apt-cache show "$pkg=$ver" "$dbg=$ver" 2>&1) ||
+	# a kernel whose dumps could not be read is refused before anything
+	# is fetched
+	show=$(apt-cache show "$pkg=$ver" "$dbg=$ver" 2>&1) || [[ -n ${1:-} ]] ||
 		die "apt has no $dbg version $ver (the debug symbols, for crash): $(tail -1 <<<"$show")"
 	pkg_size=$(awk -v p="$pkg" '/^Package: / { on = ($2 == p) } on && /^Size: / { print $2; exit }' <<<"$show")
 	dbg_size=$(awk -v p="$dbg" '/^Package: / { on = ($2 == p) } on && /^Size: / { print $2; exit }' <<<"$show")
 	dbg_isize=$(awk -v p="$dbg" '/^Package: / { on = ($2 == p) } on && /^Installed-Size: / { print $2; exit }' <<<"$show")
+	if [[ -z $dbg_size && -n ${1:-} ]]; then
+		bad_input "debian:$1: the archive serves no $dbg of version $ver, the debug symbols its dumps are read with (bpk kernels shows which kernels have them)"
+	fi
 	[[ $pkg_size =~ ^[0-9]+$ && $dbg_size =~ ^[0-9]+$ && $dbg_isize =~ ^[0-9]+$ ]] ||
 		die "apt-cache show gave no sizes for $pkg / $dbg $ver"
 }
@@ -275,61 +347,214 @@ extract_image() {
 	step_done "$(wc -l <"$entry/modules.load") modules, $(du -sh "$entry/modules" | cut -f1)"
 }
 
+# btf_names: the kernel's functions and tracepoints, from the BTF of the ELF
+# inside vmlinuz (stripped of its symbols, not of .BTF), as lines "func NAME"
+# and "tp NAME" (a btf_trace_NAME typedef per tracepoint): bpk checks func=,
+# tp= and SEC() targets against them until the -dbg vmlinux is fetched.
+# magic_offset BYTES: the first offset of BYTES in vmlinuz, or nothing
+magic_offset() {
+	LC_ALL=C grep -abo "$1" "$entry/vmlinuz" 2>/dev/null | awk -F: 'NR == 1 { print $1 }' || true
+}
+
+btf_names() {
+	local magic off elf=$entry/.vmlinux.elf tool
+	need_cmd bpftool bpftool
+	step "BTF names of $kver (from vmlinuz)"
+	rm -f "$elf"
+	# The payload's compression, as scripts/extract-vmlinux finds it: the
+	# first offset of a known magic that unpacks to an ELF file.
+	for magic in xz zstd gzip; do
+		case $magic in
+		xz) tool="xz -dc" off=$(magic_offset $'\xfd7zXZ\x00') ;;
+		zstd) tool="zstd -dcq" off=$(magic_offset $'\x28\xb5\x2f\xfd') ;;
+		gzip) tool="gzip -dc" off=$(magic_offset $'\x1f\x8b\x08') ;;
+		esac
+		[[ -n $off ]] || continue
+		# a stream with trailing bytes makes the unpacker complain: what
+		# counts is that an ELF came out
+		tail -c +$((off + 1)) "$entry/vmlinuz" | $tool >"$elf" 2>/dev/null || true
+		[[ $(head -c 4 "$elf" 2>/dev/null) == $'\x7fELF' ]] && break
+		rm -f "$elf"
+	done
+	[[ -s $elf ]] || die "$entry/vmlinuz: no xz, zstd or gzip payload that unpacks to an ELF kernel"
+	bpftool btf dump file "$elf" 2>"$entry/.btf.err" |
+		awk '$2 == "FUNC" { n = $3; gsub("\047", "", n); print "func " n }
+		     $2 == "TYPEDEF" && $3 ~ /^\047btf_trace_/ { n = $3; gsub("\047", "", n); sub("^btf_trace_", "", n); print "tp " n }' \
+			>"$entry/btf-names.tmp" || die "bpftool btf dump of $kver's vmlinuz failed: $(head -1 "$entry/.btf.err")"
+	grep -q '^func ' "$entry/btf-names.tmp" || die "$kver's vmlinuz: its BTF names no function ($(head -1 "$entry/.btf.err"))"
+	build_id=$(readelf -n "$elf" | sed -n 's/.*Build ID: *//p' | head -1)
+	mv "$entry/btf-names.tmp" "$entry/btf-names"
+	rm -f "$elf" "$entry/.btf.err"
+	step_done "$(grep -c '^func ' "$entry/btf-names") functions, $(grep -c '^tp ' "$entry/btf-names") tracepoints"
+}
+
+# entry_of: sets entry, the cache entry of pkg ver kver
+entry_of() {
+	entry=$cache/debian/${kver}_$ver
+	# an entry of the earlier layout, keyed by the version alone: moved
+	local old=$cache/debian/$ver
+	if [[ -d $old && $(sed -n 's/^package=//p' "$old/ok" 2>/dev/null) == "$pkg" && ! -e $entry ]]; then
+		mv "$old" "$entry"
+		rm -f "$old.lock"
+		say "cache entry $old moved to $entry"
+	fi
+}
+
+# debug: the vmlinux of the -dbg package into the entry, once
+debug_vmlinux() {
+	[[ -e $entry/vmlinux.ok && -s $entry/vmlinux ]] || {
+		ver=$(sed -n 's/^version=//p' "$entry/ok") kver=$(sed -n 's/^kver=//p' "$entry/ok")
+		dbg=$(sed -n 's/^dbg_package=//p' "$entry/ok")
+		[[ -n $ver && -n $kver && -n $dbg ]] || die "$entry/ok names no version=, kver= or dbg_package="
+		local show
+		show=$(apt-cache show "$dbg=$ver" 2>&1) || die "apt has no $dbg version $ver: $(tail -1 <<<"$show")"
+		dbg_size=$(awk '/^Size: / { print $2; exit }' <<<"$show")
+		dbg_isize=$(awk '/^Installed-Size: / { print $2; exit }' <<<"$show")
+		say "the dump of a $kver guest is read with its debug symbols: $dbg is fetched once, now"
+		extract_vmlinux
+	}
+	gdb_index
+	local want have
+	want=$(sed -n 's/^build_id=//p' "$entry/ok")
+	have=$(readelf -n "$entry/vmlinux" | sed -n 's/.*Build ID: *//p' | head -1)
+	[[ -z $want || $want == "$have" ]] || die "$entry/vmlinux (build ID $have) is not the kernel of $entry/vmlinuz (build ID $want)"
+}
+
+# lock NAME: one process at a time works on an entry
+lock_entry() {
+	mkdir -p "$cache/debian"
+	exec {lock}>"$entry.lock"
+	if ! flock -n "$lock"; then
+		say "Debian kernel $kver is being fetched by another process; waiting for it ($entry.lock)"
+		flock "$lock"
+	fi
+}
+
+# list: one line a kernel the archive serves or the cache holds:
+# "kver version image_bytes dbg_bytes cached_bytes|- vmlinux|-"
+list() {
+	local all p
+	local -a pkgs
+	all=$(image_packages)
+	[[ -n $all ]] || die "apt knows no linux-image package (apt-get update?)"
+	mapfile -t pkgs <<<"$all"
+	apt-cache show "${pkgs[@]}" "${pkgs[@]/%/-dbg}" 2>/dev/null | awk -v cache="$cache/debian" '
+		/^Package: / { p = $2 } /^Version: / { v = $2 }
+		/^Size: / { if (p ~ /-dbg$/) dbg[substr(p, 1, length(p) - 4) " " v] = $2; else img[p " " v] = $2 }
+		END { for (k in img) { split(k, a, " "); print a[1], a[2], img[k], (k in dbg) ? dbg[k] : "-" } }' |
+		sed 's/^linux-image-//' | sort -V -k1,1 -k2,2 >"$cache/.list.$$" || true
+	# newest version of each release only, as apt would pick
+	awk '{ last[$1] = $0 } END { for (k in last) print last[k] }' "$cache/.list.$$" | sort -V |
+		while read -r k v isz dsz; do
+			e=$cache/debian/${k}_$v
+			if [[ -e $e/ok ]]; then
+				echo "$k $v $isz $dsz $(du -sb "$e" | cut -f1) $([[ -e $e/vmlinux.ok ]] && echo vmlinux || echo -)"
+			else
+				echo "$k $v $isz $dsz - -"
+			fi
+		done
+	rm -f "$cache/.list.$$"
+	# cached entries the archive no longer serves
+	for p in "$cache"/debian/*_*/ok; do
+		[[ -e $p ]] || continue
+		e=${p%/ok} k=$(sed -n 's/^kver=//p' "$p") v=$(sed -n 's/^version=//p' "$p")
+		grep -qxF "linux-image-$k" <<<"$all" && continue
+		echo "$k $v - - $(du -sb "$e" | cut -f1) $([[ -e $e/vmlinux.ok ]] && echo vmlinux || echo -)"
+	done
+}
+
 case $mode in
 resolve)
-	source_version
-	resolve
+	resolve "${2:-}"
 	echo "$pkg $ver $kver"
 	say "$pkg: $(mib "$pkg_size") download; $dbg: $(mib "$dbg_size") download ($(mib $((dbg_isize * 1024))) installed, never installed here)"
 	exit 0
 	;;
-fetch) link=${2:?usage: debian-kernel.sh fetch LINK} ;;
-*) bad_input "usage: debian-kernel.sh fetch LINK | resolve" ;;
+list)
+	mkdir -p "$cache"
+	list
+	exit 0
+	;;
+debug)
+	[[ -n ${2:-} ]] || bad_input "usage: debian-kernel.sh debug ENTRY"
+	entry=$(readlink -f "$2") || bad_input "$2: no such entry"
+	[[ -s $entry/ok ]] || bad_input "$2: not a Debian kernel entry (no ok file)"
+	need_cmd apt-get apt
+	need_cmd dpkg-deb dpkg
+	need_cmd flock util-linux
+	kver=$(sed -n 's/^kver=//p' "$entry/ok")
+	lock_entry
+	debug_vmlinux
+	echo "$entry/vmlinux"
+	exit 0
+	;;
+fetch)
+	link=${2:-}
+	release=${3:-}
+	[[ -n $link ]] || bad_input "usage: debian-kernel.sh fetch LINK [RELEASE]"
+	;;
+*) bad_input "usage: debian-kernel.sh fetch LINK [RELEASE] | debug ENTRY | resolve [RELEASE] | list" ;;
 esac
 
 need_cmd apt-get apt
 need_cmd dpkg-deb dpkg
 need_cmd depmod kmod
 need_cmd flock util-linux
-source_version
-entry=$cache/debian/$ver
 
 cached() {
 	[[ -e $entry/ok ]] && grep -qx "recipe=$RECIPE" "$entry/ok" || return 1
 	mkdir -p "$(dirname "$link")"
 	ln -sfn "$entry" "$link"
-	say "Debian kernel $(sed -n 's/^kver=//p' "$entry/ok") ($(sed -n 's/^package=//p' "$entry/ok") $ver) cached: $entry"
+	say "Debian kernel $(sed -n 's/^kver=//p' "$entry/ok") ($(sed -n 's/^package=//p' "$entry/ok") $(sed -n 's/^version=//p' "$entry/ok")) cached: $entry"
 }
-cached && exit 0
-
-mkdir -p "$cache/debian"
-exec {lock}>"$cache/debian/$ver.lock"
-if ! flock -n "$lock"; then
-	say "Debian kernel $ver is being fetched by another process; waiting for it ($cache/debian/$ver.lock)"
-	flock "$lock"
-fi
-cached && exit 0
 
 t_all=$(now_ms)
-step "resolve the Debian kernel of version $ver (apt)"
-resolve
-step_done "$pkg, debug symbols $dbg"
+if [[ -z $release ]]; then
+	# linux-source-6.1's kernel: found without apt when it is cached
+	source_version
+	for entry in "$cache"/debian/6.1.0-*-amd64_"$ver"; do
+		[[ $entry != *-rt-amd64_* && $entry != *-cloud-amd64_* ]] || continue
+		cached && exit 0
+	done
+fi
+step "resolve the Debian kernel ${release:-of version $ver} (apt)"
+resolve "$release"
+step_done "$pkg $ver, debug symbols $dbg"
+entry_of
+cached && exit 0
+lock_entry
+cached && exit 0
+
 mkdir -p "$entry"
 rm -f "$entry/ok"
-[[ -e $entry/vmlinux.ok && -s $entry/vmlinux ]] || extract_vmlinux
-gdb_index
+# the earlier recipe fetched the -dbg vmlinux here: kept, and indexed
+[[ ! -e $entry/vmlinux.ok || ! -s $entry/vmlinux ]] || gdb_index
 extract_image
+btf_names
 lkdtm=
 if [[ " $missing " == *" lkdtm "* ]]; then
-	build_lkdtm
-	missing=${missing// lkdtm/}
+	# built where the source and the kernel's headers are to be had: the
+	# archive keeps linux-kbuild-6.1 of its newest version only
+	if [[ $kver != 6.1.* ]]; then
+		lkdtm="not built: linux-source-6.1's lkdtm is for 6.1 kernels"
+	elif ! apt-cache madison linux-kbuild-6.1 | awk -F' *[|] *' -v v="$ver" '$2 == v { f = 1 } END { exit !f }'; then
+		lkdtm="not built: the archive serves no linux-kbuild-6.1 of version $ver, the headers it builds against"
+	fi
+	if [[ -z $lkdtm ]]; then
+		build_lkdtm
+		missing=${missing// lkdtm/}
+	else
+		say "lkdtm: $lkdtm (the warn and hung_task examples need it)"
+	fi
 fi
 {
 	echo "recipe=$RECIPE"
 	echo "package=$pkg"
 	echo "version=$ver"
 	echo "kver=$kver"
+	echo "build_id=$build_id"
 	echo "dbg_package=$dbg"
+	echo "dbg_bytes=$dbg_size"
 	echo "root_modules=$ROOT_MODULES"
 	echo "missing_modules=${missing# }"
 	echo "lkdtm=${lkdtm:-from the package}"
@@ -340,4 +565,4 @@ fi
 mv "$entry/ok.tmp" "$entry/ok"
 mkdir -p "$(dirname "$link")"
 ln -sfn "$entry" "$link"
-say "Debian kernel $kver ($pkg $ver) ready in $(fmt_ms $(($(now_ms) - t_all))): $entry, $(du -sh "$entry" | cut -f1) on disk"
+say "Debian kernel $kver ($pkg $ver) ready in $(fmt_ms $(($(now_ms) - t_all))): $entry, $(du -sh "$entry" | cut -f1) on disk; its debug symbols ($dbg, $(mib "$dbg_size")) are fetched when a dump is analysed"

@@ -20,10 +20,10 @@
 
 static void usage_boot(void)
 {
-	printf("usage: bpk boot --initrd CPIO --out DIR [--kernel ours|debian] [--append STR]\n"
+	printf("usage: bpk boot --initrd CPIO --out DIR [--kernel ours|debian|debian:RELEASE|PATH] [--append STR]\n"
 	       "                [--timeout S] [--mem SIZE] [--smp N] [--accel auto|tcg|kvm]\n"
 	       "                [--bzimage FILE] [--quiet] [-- QEMU-ARGS ...]\n"
-	       "       bpk boot --probe-accel [--kernel ours|debian]\n"
+	       "       bpk boot --probe-accel [--kernel ours|debian|debian:RELEASE|PATH]\n"
 	       "\n"
 	       "Boot the kernel with CPIO as its initramfs (the job it runs named by\n"
 	       "bpk.job= in --append), under bpk's supervision; the console and the\n"
@@ -132,9 +132,9 @@ int do_boot(int argc, char **argv)
 		k.image = xstrdup(bzimage);
 	}
 	if (!file_exists(k.image))
-		usage_error("%s: kernel image not found (make %s)", k.image,
-			    !strcmp(kernel, "ours") ? "kernel" :
-						      "debian-kernel");
+		usage_error(
+			"%s: kernel image not found (bpk run --kernel %s builds it)",
+			k.image, k.spec);
 	if (probe) {
 		printf("%s\n", qemu_accel("auto", k.image));
 		return 0;

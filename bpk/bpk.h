@@ -127,6 +127,8 @@ int do_list(int argc, char **argv);
 int do_sdk(int argc, char **argv);
 int do_new_trigger(int argc, char **argv);
 int do_check(int argc, char **argv);
+int do_kernels(int argc, char **argv);
+int do_cache(int argc, char **argv);
 int do_runs(int argc, char **argv);
 int do_show(int argc, char **argv);
 int do_crash(int argc, char **argv);

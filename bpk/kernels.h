@@ -6,8 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bpk.h"
+
 struct kernel_info {
-	const char *flavor; /* "ours" or "debian" */
+	const char *flavor; /* "ours", "debian" or "path" */
+	char *spec; /* as --kernel takes it: ours, debian, debian:KVER, PATH */
 	char *dir; /* the kernel's build dir (vmlinux, config ...) */
 	char *image; /* what QEMU boots (also the crash kernel) */
 	char *vmlinux; /* with debug info, for crash and drgn */
@@ -19,17 +22,41 @@ struct kernel_info {
 	const char *default_crashkernel; /* measured: see kernels.c */
 	bool preinit; /* its drivers are modules: boot with the preinit */
 	const char *make_target; /* what builds the pieces */
+	char *make_vars[3]; /* NAME=VALUE for make, NULL-ended */
+	char *btf_names; /* Debian's: func/tp names of its BTF (btf-names) */
+	char *dbg_package; /* Debian's: the package vmlinux comes from */
 };
 
-/* "ours" or "debian"; bad input (exit 2) for anything else. Fills @k with
- * paths whether they exist or not.
+/* "ours", "debian", "debian:RELEASE" (resolved with apt: a release the
+ * archive serves, or a series such as 6.12 or 6.12-rt for its newest) or
+ * the path of a kernel of the user's own (a build dir, or a bzImage with
+ * vmlinux and .config beside it); bad input (exit 2) for anything else.
+ * Fills @k with paths whether they exist or not.
  */
 void kernel_resolve(const char *flavor, struct kernel_info *k);
+
+/* Read again what the build made of @k (a Debian kernel fetched since
+ * kernel_resolve: its release, package, modules).
+ */
+void kernel_refresh(struct kernel_info *k);
 
 /* The pieces a run needs that are not there, as one line naming each and
  * how to make it ("" when none); malloc'd.
  */
 char *kernel_missing(const struct kernel_info *k);
+
+/* What the kernel's config lacks for the appliance, one line an option
+ * (kconfig_missing), into @out; -1 with a reason in @err when the config
+ * cannot be read.
+ */
+int kernel_config_missing(const struct kernel_info *k, struct strv *out,
+			  char *err, size_t errlen);
+
+/* A Debian kernel's @vmlinux (from its -dbg package) fetched into its cache
+ * entry if it is not there yet, saying so first; 0 when it is there, or -1
+ * with the reason in @err.
+ */
+int kernel_fetch_vmlinux(const char *vmlinux, char *err, size_t errlen);
 
 /* Are these names in the kernel's symbol table (and its modules')?
  * @names: NULL-ended. Fills @found (same order). 0, or -1 with a one-line
@@ -38,8 +65,27 @@ char *kernel_missing(const struct kernel_info *k);
 int kernel_has_symbols(const struct kernel_info *k, const char *const *names,
 		       bool *found, char *err, size_t errlen);
 
+/* What kernel_has_symbols reads for @k, for messages: the vmlinux, or a
+ * Debian kernel's BTF names until its debug package is fetched. Static.
+ */
+const char *kernel_symbols_from(const struct kernel_info *k);
+
 /* Is @name a symbol of @elf_path's symbol table? For bpk check. */
 int elf_has_symbol(const char *elf_path, const char *name, bool *found,
 		   char *err, size_t errlen);
+
+/* BPF_FUNC_panic's value in enum bpf_func_id of @btf, -1 if none. */
+struct btf;
+long long btf_panic_helper_id(const struct btf *btf);
+
+/* Can triggers fire through bpf_panic() on @k (ours, or a kernel of the
+ * user's own built with the series)?
+ */
+bool kernel_has_bpf_panic(const struct kernel_info *k);
+
+/* Where @k's vmlinux is or will be (a Debian kernel's arrives with its
+ * debug package), as an absolute path into its cache entry; malloc'd.
+ */
+char *kernel_vmlinux_path(const struct kernel_info *k);
 
 #endif

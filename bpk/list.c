@@ -13,8 +13,10 @@
 
 #include "bpk.h"
 #include "describe.h"
+#include "kconfig.h"
 #include "kernels.h"
 #include "params.h"
+#include "proc.h"
 #include "prog.h"
 #include "table.h"
 
@@ -136,14 +138,17 @@ int do_list(int argc, char **argv)
 
 static void usage_check(void)
 {
-	printf("usage: bpk [-j] check [--kernel ours|debian]\n"
+	printf("usage: bpk [-j] check [--kernel ours|debian|debian:RELEASE|PATH]\n"
 	       "\n"
-	       "What the built kernel offers, read from its vmlinux (BTF and symbols)\n"
-	       "and config on the host, nothing booted: the bpf_panic() helper\n"
-	       "(BPF_FUNC_panic), the crash_kexec kfunc, the\n"
-	       "kernel.destructive_bpf_enabled sysctl, kexec and crash dump support,\n"
-	       "BTF. Exit 1 if the kernel is not built or bpf_panic() and crash_kexec\n"
-	       "are both missing.\n");
+	       "What a kernel offers the appliance, read on the host, nothing booted:\n"
+	       "the bpf_panic() helper (BPF_FUNC_panic), the crash_kexec kfunc, the\n"
+	       "kernel.destructive_bpf_enabled sysctl (from its vmlinux's BTF and\n"
+	       "symbols), and every config option the guest needs (kexec, crash dump\n"
+	       "and /proc/vmcore, BPF and BTF, kprobes and ftrace, the virtio and\n"
+	       "serial consoles, initramfs), each with what needs it. A Debian\n"
+	       "release is fetched first if it is not cached. Exit 1 if a needed\n"
+	       "option is missing (bpk run refuses such a kernel) or neither\n"
+	       "bpf_panic() nor crash_kexec is there.\n");
 }
 
 struct item {
@@ -167,88 +172,82 @@ static void item(struct item *it, const char *name, bool yes, const char *fmt,
 	va_end(ap);
 }
 
-/* The value of BPF_FUNC_panic in enum bpf_func_id, -1 if none. */
-static long long panic_helper_id(const struct btf *btf)
+/* A Debian release not fetched yet: fetched now (no guest image built). */
+static void fetch_debian(const struct kernel_info *k)
 {
-	int id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
-	const struct btf_type *t;
-	const struct btf_enum *e;
+	char *script = path_join(paths.top, "appliance/debian-kernel.sh");
+	const char *argv[] = { script, "fetch", k->dir, k->release, NULL };
+	struct spawn s = { .argv = argv, .in = -1, .out = -1, .err = 2 };
+	pid_t pid;
+	int rc;
 
-	if (id < 0)
-		return -1;
-	t = btf__type_by_id(btf, (unsigned int)id);
-	e = btf_enum(t);
-	for (unsigned int i = 0; i < btf_vlen(t); i++, e++)
-		if (!strcmp(btf__name_by_offset(btf, e->name_off),
-			    "BPF_FUNC_panic"))
-			return e->val;
-	return -1;
-}
-
-/* "CONFIG_X=y" in @config's text, or what the line says instead. */
-static bool config_yes(const char *config, const char *opt, char *say,
-		       size_t len)
-{
-	char want[128], *line;
-
-	snprintf(want, sizeof(want), "\n%s=", opt);
-	line = config ? strstr(config, want) : NULL;
-	if (line && line[strlen(want)] == 'y') {
-		say[0] = '\0';
-		return true;
-	}
-	if (line) {
-		line++;
-		snprintf(say, len, " (%.*s)", (int)strcspn(line, "\n"), line);
-	} else {
-		snprintf(say, len, " (not set in the config)");
-	}
-	return false;
+	p_info("%s is not cached: fetching it", k->spec);
+	pid = proc_spawn(&s);
+	rc = pid < 0 ? -1 : proc_wait(pid);
+	if (rc)
+		die("%s fetch %s %s failed (exit %d)", script, k->dir,
+		    k->release, rc);
+	free(script);
 }
 
 int do_check(int argc, char **argv)
 {
-	const char *flavor = "ours";
+	const char *spec = "ours";
 	struct kernel_info k;
-	struct item items[8];
-	struct btf *btf;
-	char *config, say[256], err[512];
-	long long helper;
-	bool kfunc, sysctl, ok;
-	int n = 0;
-	static const char *const opts[] = { "CONFIG_KEXEC", "CONFIG_CRASH_DUMP",
-					    "CONFIG_DEBUG_INFO_BTF",
-					    "CONFIG_BPF_SYSCALL", NULL };
+	struct item items[4 + KCONFIG_NEEDS];
+	struct kconfig_item conf[KCONFIG_NEEDS];
+	char *config, err[512];
+	long long helper = -1;
+	bool kfunc = false, sysctl = false, ok, conf_ok = true;
+	int n = 0, nconf;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage_check();
 			return 0;
 		} else if (!strcmp(argv[i], "--kernel")) {
-			if (i + 1 >= argc || (strcmp(argv[i + 1], "ours") &&
-					      strcmp(argv[i + 1], "debian")))
-				usage_error("--kernel must be ours or debian");
-			flavor = argv[++i];
+			if (i + 1 >= argc || !*argv[i + 1])
+				usage_error(
+					"--kernel needs a value: ours, debian, debian:RELEASE or a kernel's path");
+			spec = argv[++i];
 		} else {
 			usage_error(
 				"check: unknown argument '%s' (bpk check --help)",
 				argv[i]);
 		}
 	}
-	kernel_resolve(flavor, &k);
-	if (!file_exists(k.vmlinux))
-		die("%s: not built (make %s in %s)", k.vmlinux,
-		    !strcmp(flavor, "ours") ? "kernel" : "debian-kernel",
-		    paths.top);
-	btf = btf__parse(k.vmlinux, NULL);
-	if (!btf)
-		die("%s: no BTF could be read: %s", k.vmlinux, strerror(errno));
-	helper = panic_helper_id(btf);
-	kfunc = btf__find_by_name_kind(btf, "crash_kexec", BTF_KIND_FUNC) >= 0;
-	btf__free(btf);
-	if (elf_has_symbol(k.vmlinux, "sysctl_destructive_bpf_enabled", &sysctl,
-			   err, sizeof(err)))
-		die("%s", err);
+	kernel_resolve(spec, &k);
+	if (!strcmp(k.flavor, "debian") && !file_exists(k.config)) {
+		if (strcmp(spec, "debian"))
+			fetch_debian(&k);
+		else
+			die("%s: not fetched (make debian-kernel in %s)",
+			    k.config, paths.top);
+	}
+	if (!strcmp(k.flavor, "ours") && !file_exists(k.vmlinux))
+		die("%s: not built (make kernel in %s)", k.vmlinux, paths.top);
+	if (file_exists(k.vmlinux)) {
+		struct btf *btf = btf__parse(k.vmlinux, NULL);
+
+		if (!btf)
+			die("%s: no BTF could be read: %s", k.vmlinux,
+			    strerror(errno));
+		helper = btf_panic_helper_id(btf);
+		kfunc = btf__find_by_name_kind(btf, "crash_kexec",
+					       BTF_KIND_FUNC) >= 0;
+		btf__free(btf);
+		if (elf_has_symbol(k.vmlinux, "sysctl_destructive_bpf_enabled",
+				   &sysctl, err, sizeof(err)))
+			die("%s", err);
+	} else {
+		/* a Debian kernel before its debug package: the names of
+		 * its BTF; a stock kernel has neither helper nor sysctl
+		 */
+		const char *names[] = { "crash_kexec", NULL };
+
+		if (kernel_has_symbols(&k, names, &kfunc, err, sizeof(err)))
+			die("%s", err);
+	}
 	if (helper >= 0)
 		item(&items[n++], "bpf_panic() helper", true,
 		     "BPF_FUNC_panic val=%lld", helper);
@@ -262,20 +261,25 @@ int do_check(int argc, char **argv)
 	     sysctl ? "sysctl_destructive_bpf_enabled" :
 		      "no sysctl_destructive_bpf_enabled symbol");
 	config = read_file(k.config, 1 << 24, NULL);
-	for (int i = 0; opts[i]; i++) {
-		bool y = config_yes(config, opts[i], say, sizeof(say));
-
-		item(&items[n++], opts[i], y, "%s",
-		     config ? say : " (no config file)");
-	}
+	if (!config)
+		die("%s: %s (the kernel's config)", k.config, strerror(errno));
+	nconf = kconfig_check(config, k.modules != NULL, conf);
 	free(config);
-	ok = helper >= 0 || kfunc;
+	for (int i = 0; i < nconf; i++) {
+		item(&items[n++], conf[i].want, conf[i].ok, "%s (%s)",
+		     conf[i].why, conf[i].says);
+		conf_ok = conf_ok && conf[i].ok;
+	}
+	ok = (helper >= 0 || kfunc) && conf_ok;
 	if (json_output) {
 		char *real = abs_path(k.dir);
 
 		jw_start_object(json_wtr);
-		jw_string_field(json_wtr, "kernel", real ? real : k.dir);
-		jw_string_field(json_wtr, "flavor", flavor);
+		jw_string_field(json_wtr, "kernel", k.spec);
+		jw_string_field(json_wtr, "dir", real ? real : k.dir);
+		jw_string_field(json_wtr, "flavor", k.flavor);
+		if (k.release)
+			jw_string_field(json_wtr, "release", k.release);
 		jw_name(json_wtr, "offers");
 		jw_start_array(json_wtr);
 		for (int i = 0; i < n; i++) {
@@ -286,7 +290,8 @@ int do_check(int argc, char **argv)
 			jw_end_object(json_wtr);
 		}
 		jw_end_array(json_wtr);
-		jw_bool_field(json_wtr, "can_fire", ok);
+		jw_bool_field(json_wtr, "can_fire", helper >= 0 || kfunc);
+		jw_bool_field(json_wtr, "config_ok", conf_ok);
 		jw_end_object(json_wtr);
 		free(real);
 		return ok ? 0 : 1;
@@ -294,19 +299,16 @@ int do_check(int argc, char **argv)
 	{
 		char *real = abs_path(k.dir);
 
-		printf("kernel: %s (%s)\n", real ? real : k.dir, flavor);
+		printf("kernel: %s (%s%s%s)\n", real ? real : k.dir, k.spec,
+		       k.release ? ", " : "", k.release ? k.release : "");
 		free(real);
 	}
-	for (int i = 0; i < n; i++) {
-		/* the config options' detail is a parenthesis or nothing */
-		if (!strncmp(items[i].name, "CONFIG_", 7))
-			printf("%-4s %s%s\n", items[i].yes ? "yes" : "no",
-			       items[i].name, items[i].detail);
-		else
-			printf("%-4s %s: %s\n", items[i].yes ? "yes" : "no",
-			       items[i].name, items[i].detail);
-	}
-	if (!ok)
+	for (int i = 0; i < n; i++)
+		printf("%-4s %s: %s\n", items[i].yes ? "yes" : "no",
+		       items[i].name, items[i].detail);
+	if (!(helper >= 0 || kfunc))
 		die("this kernel offers neither bpf_panic() nor the crash_kexec kfunc: no trigger can fire");
+	if (!conf_ok)
+		die("this kernel lacks what the appliance needs (the lines with no): bpk run refuses it");
 	return 0;
 }

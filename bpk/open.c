@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bpk.h"
+#include "kernels.h"
 #include "proc.h"
 #include "record.h"
 
@@ -102,9 +103,11 @@ static char *run_vmlinux(const char *dir, struct run_record *r)
 	if (!has_vmcore(dir))
 		die("%s: no vmcore (run status %s: %s)", dir,
 		    run_status_name(r->status), r->reason);
-	if (!file_exists(r->guest.vmlinux))
-		die("%s: the run's vmlinux is gone (rebuild the kernel: make kernel)",
-		    r->guest.vmlinux);
+	/* a Debian kernel's comes from its debug package, on first use */
+	if (!file_exists(r->guest.vmlinux) &&
+	    kernel_fetch_vmlinux(r->guest.vmlinux, err, sizeof(err)))
+		die("%s: the run's vmlinux is gone (rebuild the kernel: make kernel): %s",
+		    r->guest.vmlinux, err);
 	return r->guest.vmlinux;
 }
 

@@ -83,7 +83,9 @@ static void usage_run(void)
 	       "  --repeat N             run it N times, 0 = until the timeout (1)\n"
 	       "  --timeout S            hard limit for the guest, in seconds (300)\n"
 	       "  --mem SIZE, --smp N    guest memory (1G) and CPUs (2)\n"
-	       "  --kernel ours|debian   the guest's kernel (ours)\n"
+	       "  --kernel K             the guest's kernel: ours (the default), debian,\n"
+	       "                         debian:RELEASE (bpk kernels), or the path of\n"
+	       "                         a kernel you built (a build dir or a bzImage)\n"
 	       "  --share DIR            show host directory DIR in the guest, read-only\n"
 	       "  --share-rw DIR         the one writable share\n"
 	       "  --host-fs auto|on|off  run the workload in the host's user space\n"
@@ -478,7 +480,8 @@ static void check_kernel_names(const struct run_opts *o,
 	if (!n)
 		return;
 	if (kernel_has_symbols(k, names, found, err, sizeof(err)))
-		die("cannot read the symbol table of %s: %s", k->vmlinux, err);
+		die("cannot read the symbol table of %s: %s",
+		    kernel_symbols_from(k), err);
 	for (int i = 0; i < n; i++) {
 		const char *val, *colon;
 
@@ -500,27 +503,57 @@ static void check_kernel_names(const struct run_opts *o,
 				names[i] + (tp	? 13 :
 					    cat ? 5 :
 						  0),
-				k->flavor, k->vmlinux);
+				k->spec, kernel_symbols_from(k));
 		}
 		val = strchr(what[i], '=') + 1;
 		colon = strchr(val, ':');
 		if (!strncmp(what[i], "func=", 5))
 			usage_error(
 				"func=%s: no function %s in this kernel (%s: %s)",
-				val, val, k->flavor, k->vmlinux);
+				val, val, k->spec, kernel_symbols_from(k));
 		if (!strncmp(names[i], "str__", 5))
 			usage_error(
 				"tp=%s: no trace event category %.*s in this kernel (%s: %s)",
-				val, (int)(colon - val), val, k->flavor,
-				k->vmlinux);
+				val, (int)(colon - val), val, k->spec,
+				kernel_symbols_from(k));
 		usage_error("tp=%s: no tracepoint %s in this kernel (%s: %s)",
-			    val, colon + 1, k->flavor, k->vmlinux);
+			    val, colon + 1, k->spec, kernel_symbols_from(k));
 	}
 	for (int i = 0; i < n; i++)
 		free(texts[i]);
 }
 
-static void check_params(const struct run_opts *o)
+/* A kernel that is not ours: does its config have what the appliance
+ * needs? Refused before boot, every option lacking named.
+ */
+static void check_kernel_config(const struct kernel_info *k)
+{
+	struct strv lack = { 0 };
+	char err[ERRLEN];
+	size_t n = 0;
+	char *all;
+
+	if (!strcmp(k->flavor, "ours"))
+		return;
+	if (kernel_config_missing(k, &lack, err, sizeof(err)))
+		usage_error("--kernel %s: cannot check its config: %s", k->spec,
+			    err);
+	if (!lack.n)
+		return;
+	for (int i = 0; i < lack.n; i++)
+		n += strlen(lack.v[i]) + 2;
+	all = xcalloc(1, n + 1);
+	for (int i = 0; i < lack.n; i++) {
+		if (i)
+			strcat(all, "; ");
+		strcat(all, lack.v[i]);
+	}
+	usage_error(
+		"--kernel %s: this kernel lacks what the appliance needs (bpk check --kernel %s): %s",
+		k->spec, k->spec, all);
+}
+
+static void check_params(const struct run_opts *o, const struct kernel_info *k)
 {
 	const struct trigger_def *t = trigger_find(o->trigger);
 	struct arm_args parsed;
@@ -541,10 +574,11 @@ static void check_params(const struct run_opts *o)
 			"action=crash_kexec: %s is not a tracing program, the kfunc cannot be called from it (it fires with bpf_panic)",
 			t->name);
 	/* only our kernel has the series */
-	if (action == FIRE_BPF_PANIC && strcmp(o->kernel, "ours"))
+	/* no kernel given: ours, as for campaigns and snapshots */
+	if (action == FIRE_BPF_PANIC && k && !kernel_has_bpf_panic(k))
 		usage_error(
 			"action=bpf_panic: the %s kernel has no bpf_panic helper; action=crash_kexec fires there",
-			o->kernel);
+			k->spec);
 	free(argv);
 }
 
@@ -703,7 +737,7 @@ void trigger_check(const char *trigger, const char *args)
 	check_trigger_name(&o);
 	check_args_text(&o);
 	if (strcmp(trigger, "none"))
-		check_params(&o);
+		check_params(&o, NULL);
 	strv_free(&o.targs);
 }
 
@@ -750,6 +784,9 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 		usage_error("--campaign: a control character in the path");
 
 	kernel_resolve(o->kernel, k);
+	/* a kernel of the user's own is judged before anything is built */
+	if (!strcmp(k->flavor, "path"))
+		check_kernel_config(k);
 	if (!o->crashkernel)
 		o->crashkernel = k->default_crashkernel;
 	for (int i = 0; i < o->shares.n; i++) {
@@ -817,7 +854,7 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 		}
 	}
 	if (strcmp(o->trigger, "none"))
-		check_params(o);
+		check_params(o, k);
 	if (!o->build) {
 		char *missing = kernel_missing(k);
 
@@ -834,14 +871,17 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 }
 
 /* The names check reads the kernel: after the build is up to date. */
-static void validate_after_build(struct run_opts *o,
-				 const struct kernel_info *k)
+static void validate_after_build(struct run_opts *o, struct kernel_info *k)
 {
-	char *missing = kernel_missing(k);
+	char *missing;
+
+	kernel_refresh(k);
+	missing = kernel_missing(k);
 
 	if (*missing)
 		die("not built: %s", missing);
 	free(missing);
+	check_kernel_config(k);
 	if (strcmp(o->trigger, "none"))
 		check_kernel_names(o, k);
 }
@@ -909,6 +949,8 @@ void run_build(const struct run_opts *o, const struct kernel_info *k)
 				       "--no-print-directory",
 				       buildvar,
 				       target,
+				       k->make_vars[0],
+				       k->make_vars[0] ? k->make_vars[1] : NULL,
 				       NULL };
 
 		s.argv = argv;
@@ -2052,9 +2094,9 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	record_set(&rec.guest.kernel_package, k->package);
 	record_set(&rec.guest.kernel_release, k->release);
 	{
-		char *v = abs_path(k->vmlinux);
+		char *v = kernel_vmlinux_path(k);
 
-		record_set(&rec.guest.vmlinux, v ? v : k->vmlinux);
+		record_set(&rec.guest.vmlinux, v);
 		free(v);
 	}
 	record_set(&rec.guest.mem, o->mem);
@@ -2169,6 +2211,16 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			char *why = NULL;
 			int rrc;
 
+			char ferr[ERRLEN];
+			char *v = kernel_vmlinux_path(k);
+
+			/* a Debian kernel's debug package comes now, said
+			 * before the download; the report says it if it
+			 * could not
+			 */
+			if (kernel_fetch_vmlinux(v, ferr, sizeof(ferr)))
+				p_err("%s", ferr);
+			free(v);
 			stage_direct(&r, STAGE_REPORT,
 				     "crash and drgn reading the vmcore");
 			rrc = run_report(&r, NULL, dir, &why);
@@ -2307,7 +2359,7 @@ int do_run(int argc, char **argv)
 
 static void usage_demo(void)
 {
-	printf("usage: bpk demo [--kernel ours|debian] [-q|-v] [--runs DIR] [--timeout S] [--crash]\n"
+	printf("usage: bpk demo [--kernel ours|debian|debian:RELEASE|PATH] [-q|-v] [--runs DIR] [--timeout S] [--crash]\n"
 	       "\n"
 	       "The demo run: trigger syscall_errno syscall=openat errno=ENOENT\n"
 	       "comm=bpk-demo, fired by triggers/examples/syscall_errno.sh. Options and\n"

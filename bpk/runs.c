@@ -417,7 +417,7 @@ int do_show(int argc, char **argv)
 static void usage_collect(void)
 {
 	printf("usage: bpk collect --staging DIR --trigger NAME [--dry-run] [--interrupted SIGNAME]\n"
-	       "                   [--kernel ours|debian] [--runs DIR]\n"
+	       "                   [--kernel ours|debian|debian:RELEASE|PATH] [--runs DIR]\n"
 	       "\n"
 	       "File a staging dir (what QEMU left: console.log, results.txt, dmesg.txt,\n"
 	       "dump.flat, status.txt) as a run under RUNS, as bpk run does after the\n"
@@ -487,9 +487,9 @@ int do_collect(int argc, char **argv)
 	record_set(&rec.guest.kernel_package, k.package);
 	record_set(&rec.guest.kernel_release, k.release);
 	{
-		char *v = abs_path(k.vmlinux);
+		char *v = kernel_vmlinux_path(&k);
 
-		record_set(&rec.guest.vmlinux, v ? v : k.vmlinux);
+		record_set(&rec.guest.vmlinux, v);
 		free(v);
 	}
 	/* what this staging dir was run with is not known here: the

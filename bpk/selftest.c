@@ -31,7 +31,7 @@ enum {
 
 static void usage_selftest(void)
 {
-	printf("usage: bpk selftest [--kernel ours|debian] [--timeout S] [--runs DIR]\n"
+	printf("usage: bpk selftest [--kernel ours|debian|debian:RELEASE|PATH] [--timeout S] [--runs DIR]\n"
 	       "       bpk selftest --run RUN\n"
 	       "\n"
 	       "The appliance's kdumpctl test: boots the guest, arms a known trigger\n"

@@ -83,7 +83,7 @@ bad2 debian_has_no_helper "action=bpf_panic: the debian kernel has no bpf_panic 
 bad2 show_no_run "no RUN given" --runs "$runs" show
 bad2 last_without_runs "RUN 'last': no runs" --runs "$runs" show last
 bad2 list_unknown_trigger "unknown trigger 'nosuch'" --runs "$runs" list nosuch
-bad2 check_bad_kernel "--kernel must be ours or debian" --runs "$runs" check --kernel mine
+bad2 check_bad_kernel "--kernel 'mine': not ours, debian, debian:RELEASE or the path of a kernel" --runs "$runs" check --kernel mine
 bad2 campaign_no_attempts "--attempts is required" --runs "$runs" campaign syscall_errno --jobs 1
 # no QEMU was started under this test's runs dir while those ran
 check bad_input.no_qemu "$(find "$runs" -mindepth 1 | wc -l) entries under $runs, QEMU seen there: ${seen_qemu:-none}" \
