@@ -33,6 +33,8 @@
 #   debian-kernel.sh resolve [RELEASE]      print "package version kver"
 #   debian-kernel.sh list                   what the archive serves and what
 #                                           is cached, one kernel a line
+#   debian-kernel.sh changelog ENTRY OLDVER its package's changelog entries
+#                                           newer than OLDVER
 #
 # RELEASE is a kernel release the archive serves (6.1.0-50-amd64,
 # 6.12.100+deb12-rt-amd64) or a series with an optional flavour (6.1,
@@ -463,7 +465,37 @@ list() {
 	done
 }
 
+# changelog ENTRY OLDVERSION: the entries of ENTRY's package changelog
+# newer than OLDVERSION (what changed between two kernels, for bpk
+# bisect), the signing wrappers' entries left out ("Sign kernel from ...")
+changelog() {
+	local entry=$1 old=$2 pkg deb
+	pkg=$(sed -n 's/^package=//p' "$entry/ok")
+	deb=$(find "$entry/debs" -maxdepth 1 -name "${pkg}_*.deb" | head -1)
+	[[ -n $pkg && -n $deb ]] || die "$entry: no package= or no kept .deb of it"
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/share/doc/$pkg/changelog.gz" 2>/dev/null | gzip -dc |
+		{
+			local line v keep=0
+			while IFS= read -r line; do
+				if [[ $line =~ ^([a-z0-9.+-]+)\ \(([^\)]+)\) ]]; then
+					v=${BASH_REMATCH[2]}
+					dpkg --compare-versions "$v" gt "$old" || break
+					keep=1
+					[[ ${BASH_REMATCH[1]} != linux-signed-* ]] || keep=0
+				fi
+				((keep)) && printf '%s\n' "$line"
+			done
+		} || true
+}
+
 case $mode in
+changelog)
+	[[ -n ${2:-} && -n ${3:-} ]] || bad_input "usage: debian-kernel.sh changelog ENTRY OLDVERSION"
+	entry=$(readlink -f "$2") || bad_input "$2: no such entry"
+	[[ -s $entry/ok ]] || bad_input "$2: not a Debian kernel entry (no ok file)"
+	changelog "$entry" "$3"
+	exit 0
+	;;
 resolve)
 	resolve "${2:-}"
 	echo "$pkg $ver $kver"
@@ -493,7 +525,7 @@ fetch)
 	release=${3:-}
 	[[ -n $link ]] || bad_input "usage: debian-kernel.sh fetch LINK [RELEASE]"
 	;;
-*) bad_input "usage: debian-kernel.sh fetch LINK [RELEASE] | debug ENTRY | resolve [RELEASE] | list" ;;
+*) bad_input "usage: debian-kernel.sh fetch LINK [RELEASE] | debug ENTRY | resolve [RELEASE] | list | changelog ENTRY OLDVERSION" ;;
 esac
 
 need_cmd apt-get apt

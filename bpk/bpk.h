@@ -134,6 +134,8 @@ int do_show(int argc, char **argv);
 int do_crash(int argc, char **argv);
 int do_drgn(int argc, char **argv);
 int do_campaign(int argc, char **argv);
+int do_matrix(int argc, char **argv);
+int do_bisect(int argc, char **argv);
 int do_snapshot(int argc, char **argv);
 int do_collect(int argc, char **argv);
 int do_boot(int argc, char **argv);

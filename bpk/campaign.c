@@ -33,6 +33,7 @@
 
 #include "bpk.h"
 #include "hostfs.h"
+#include "kernels.h"
 #include "proc.h"
 #include "record.h"
 #include "run.h"
@@ -48,6 +49,8 @@ struct attempt_seen {
 };
 
 struct campaign {
+	const char *verb; /* campaign, matrix or bisect: its messages and dir */
+	void (*usage)(void);
 	const char *trigger;
 	const char *prog; /* --prog FILE, as given */
 	char *prog_obj; /* its object: what every attempt runs */
@@ -64,6 +67,22 @@ struct campaign {
 	int signum;
 	pid_t parallel;
 	bool stopping;
+	/* the kernels, resolved (a campaign's: the one of --kernel, ours by
+	 * default); attempts are @per a kernel, numbered kernel by kernel
+	 */
+	struct strv kernels;
+	const char *kernels_arg;
+	int per;
+	int *group_winner; /* per kernel, the first of its attempts to fire */
+	int groups_won;
+};
+
+/* What one kernel's attempts came to. */
+struct group_out {
+	int made, fired, ran_out, failed, stopped;
+	int first;
+	long long first_at;
+	char *first_run, *last_run, *release, *last_reason;
 };
 
 static void usage_campaign(void)
@@ -116,10 +135,10 @@ static void camp_log(struct campaign *c, const char *fmt, ...)
 	if (!msg)
 		return;
 	if (c->log) {
-		fprintf(c->log, "campaign: %s\n", msg);
+		fprintf(c->log, "%s: %s\n", c->verb, msg);
 		fflush(c->log);
 	}
-	fprintf(stderr, "campaign: %s\n", msg);
+	fprintf(stderr, "%s: %s\n", c->verb, msg);
 	free(msg);
 }
 
@@ -129,7 +148,7 @@ static void parse(struct campaign *c, int argc, char **argv)
 		const char *a = argv[i], *v;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_campaign();
+			c->usage();
 			exit(0);
 		} else if (!strcmp(a, "--fresh")) {
 			c->fresh = true;
@@ -145,22 +164,36 @@ static void parse(struct campaign *c, int argc, char **argv)
 				"--attempts", "--jobs",	    "--workload",
 				"--runs",     "--timeout",  "--mem",
 				"--repeat",   "--sshlogin", "--prog",
-				NULL
+				"--kernel",   "--kernels",  NULL
 			};
 			bool known = false;
 
 			for (int k = 0; with_value[k]; k++)
 				known |= !strcmp(a, with_value[k]);
+			/* a campaign runs on one kernel, a matrix or
+			 * a bisection on several
+			 */
+			if (!strcmp(c->verb, "campaign") ?
+				    !strcmp(a, "--kernels") :
+				    !strcmp(a, "--kernel"))
+				known = false;
 			if (!known)
 				usage_error(
-					"campaign: unknown option '%s' (bpk campaign --help)",
-					a);
+					"%s: unknown option '%s' (bpk %s --help)",
+					c->verb, a, c->verb);
 			if (i + 1 >= argc)
-				usage_error(
-					"%s needs a value (bpk campaign --help)",
-					a);
+				usage_error("%s needs a value (bpk %s --help)",
+					    a, c->verb);
 			v = argv[++i];
-			if (!strcmp(a, "--attempts")) {
+			if (!strcmp(a, "--kernel") || !strcmp(a, "--kernels")) {
+				if (c->kernels_arg)
+					usage_error("%s given twice", a);
+				if (!*v || has_control(v))
+					usage_error(
+						"%s needs kernels: ours, debian, debian:RELEASE or a path, comma-separated",
+						a);
+				c->kernels_arg = v;
+			} else if (!strcmp(a, "--attempts")) {
 				c->attempts =
 					(int)parse_num(v, 1, MAX_ATTEMPTS);
 				if (c->attempts < 1)
@@ -216,20 +249,34 @@ static void parse(struct campaign *c, int argc, char **argv)
 		} else if (strchr(a, '=')) {
 			if (!c->trigger && !c->prog)
 				usage_error(
-					"'%s': the trigger's name comes first (bpk campaign --help)",
-					a);
+					"'%s': the trigger's name comes first (bpk %s --help)",
+					a, c->verb);
 			strv_add(&c->targs, a);
 		} else {
 			if (c->trigger || c->prog)
 				usage_error(
-					"'%s': one trigger only (or --prog FILE), then its k=v arguments (bpk campaign --help)",
-					a);
+					"'%s': one trigger only (or --prog FILE), then its k=v arguments (bpk %s --help)",
+					a, c->verb);
 			c->trigger = a;
 		}
 	}
 	if (!c->trigger && !c->prog)
 		usage_error(
-			"a trigger (or --prog FILE) is required (bpk campaign --help)");
+			"a trigger (or --prog FILE) is required (bpk %s --help)",
+			c->verb);
+	if (strcmp(c->verb, "campaign")) {
+		/* a matrix tries each kernel once, one guest at a time,
+		 * unless told otherwise
+		 */
+		if (!c->kernels_arg)
+			usage_error(
+				"--kernels K1,K2,... is required (bpk %s --help)",
+				c->verb);
+		if (!c->attempts)
+			c->attempts = 1;
+		if (!c->jobs)
+			c->jobs = 1;
+	}
 	if (!c->attempts)
 		usage_error("--attempts is required: a number from 1 to %d",
 			    MAX_ATTEMPTS);
@@ -254,6 +301,69 @@ static char *args_text(const struct strv *s)
 		strcat(t, s->v[i]);
 	}
 	return t;
+}
+
+/*
+ * The kernels, each resolved (bad input before anything is built or
+ * booted), then brought up to date: the attempts run with --no-build. A
+ * campaign on our kernel needs it built, as before; the other kernels are
+ * built (or fetched) here.
+ */
+static void resolve_kernels(struct campaign *c, struct run_opts *o)
+{
+	char *list = xstrdup(c->kernels_arg ? c->kernels_arg : "ours");
+	char *save = NULL;
+	struct kernel_info *ks;
+	int n = 0;
+
+	for (char *w = strtok_r(list, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save))
+		n++;
+	free(list);
+	list = xstrdup(c->kernels_arg ? c->kernels_arg : "ours");
+	if (!n)
+		usage_error("--kernels '%s' names no kernel", c->kernels_arg);
+	if (!strcmp(c->verb, "campaign") && n > 1)
+		usage_error(
+			"--kernel '%s': a campaign runs on one kernel (bpk matrix tries several)",
+			c->kernels_arg);
+	if (!strcmp(c->verb, "bisect") && n < 2)
+		usage_error(
+			"--kernels: a bisection needs at least two kernels, the known good one first and the known bad one last");
+	ks = xcalloc((size_t)n, sizeof(*ks));
+	n = 0;
+	for (char *w = strtok_r(list, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		kernel_resolve(w, &ks[n]);
+		for (int j = 0; j < c->kernels.n; j++)
+			if (!strcmp(c->kernels.v[j], ks[n].spec))
+				usage_error("--kernels: %s given twice (as %s)",
+					    ks[n].spec, w);
+		strv_add(&c->kernels, ks[n].spec);
+		if (!strcmp(ks[n].flavor, "path"))
+			kernel_refuse_unfit(&ks[n]);
+		n++;
+	}
+	free(list);
+	if ((long long)c->attempts * n > MAX_ATTEMPTS)
+		usage_error("%d kernels x %d attempts: more than %d attempts",
+			    n, c->attempts, MAX_ATTEMPTS);
+	for (int i = 0; i < n; i++) {
+		char *missing;
+
+		if (strcmp(ks[i].flavor, "ours") || strcmp(c->verb, "campaign"))
+			run_build(o, &ks[i]);
+		kernel_refresh(&ks[i]);
+		missing = kernel_missing(&ks[i]);
+		if (*missing)
+			usage_error("the appliance is not built for %s: %s",
+				    ks[i].spec, missing);
+		free(missing);
+		kernel_refuse_unfit(&ks[i]);
+	}
+	c->per = c->attempts;
+	c->attempts = c->per * n;
+	free(ks);
 }
 
 static void validate(struct campaign *c)
@@ -313,14 +423,8 @@ static void validate(struct campaign *c)
 			"--sshlogin %s: GNU parallel brings files back with rsync: install Debian package rsync",
 			c->sshlogin);
 	run_opts_init(&o);
-	kernel_resolve("ours", &k);
-	{
-		char *missing = kernel_missing(&k);
-
-		if (*missing)
-			usage_error("the appliance is not built: %s", missing);
-		free(missing);
-	}
+	resolve_kernels(c, &o);
+	(void)k;
 }
 
 static char *make_dir(struct campaign *c)
@@ -341,12 +445,14 @@ static char *make_dir(struct campaign *c)
 	}
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	base = xasprintf("%s/campaign-%s-%s", paths.runs, stamp, c->trigger);
+	base = xasprintf("%s/%s-%s-%s", paths.runs,
+			 !strcmp(c->verb, "bisect") ? "step" : c->verb, stamp,
+			 c->trigger);
 	dir = xstrdup(base);
 	while (mkdir(dir, 0700)) {
 		if (errno != EEXIST || ++i >= 100)
-			die("cannot make a campaign dir next to %s: %s", base,
-			    strerror(errno));
+			die("cannot make a %s dir next to %s: %s", c->verb,
+			    base, strerror(errno));
 		free(dir);
 		dir = xasprintf("%s-%d", base, i);
 	}
@@ -362,6 +468,12 @@ static void choose_mode(struct campaign *c)
 	req.accel = config_accel();
 	if (c->fresh) {
 		c->fresh_why = xstrdup("asked for (--fresh)");
+		return;
+	}
+	if (c->kernels.n != 1 || strcmp(c->kernels.v[0], "ours")) {
+		c->fresh = true;
+		c->fresh_why = xstrdup(
+			"the attempts boot kernels other than ours: snapshots are made of our kernel");
 		return;
 	}
 	if (c->prog) {
@@ -445,15 +557,38 @@ static void on_event(struct campaign *c, char *line)
 	if (!strcmp(what, "start")) {
 		c->seen[n].started = true;
 		c->seen[n].pid = pid;
-		if (c->stopping)
+		/* its kernel has fired already: it need not */
+		if (c->stopping || c->group_winner[(n - 1) / c->per])
 			stop_attempt(c, n);
 	} else if (!strcmp(what, "fired")) {
+		int g = (n - 1) / c->per;
+
 		c->seen[n].fired = true;
 		if (!c->winner) {
 			c->winner = n;
 			c->t_first_fire = now_ms();
-			camp_log(c, "attempt %d fired: stopping the others", n);
-			stop_all(c);
+		}
+		if (!c->group_winner[g]) {
+			c->group_winner[g] = n;
+			c->groups_won++;
+			if (c->groups_won == c->kernels.n) {
+				camp_log(
+					c,
+					"attempt %d fired%s%s: stopping the others",
+					n, c->kernels.n > 1 ? " on " : "",
+					c->kernels.n > 1 ? c->kernels.v[g] :
+							   "");
+				stop_all(c);
+			} else {
+				camp_log(
+					c,
+					"attempt %d fired on %s: stopping that kernel's other attempts",
+					n, c->kernels.v[g]);
+				for (int m = g * c->per + 1;
+				     m <= (g + 1) * c->per; m++)
+					if (m != n)
+						stop_attempt(c, m);
+			}
 		}
 	} else if (!strcmp(what, "end")) {
 		c->seen[n].ended = true;
@@ -626,9 +761,11 @@ struct outcome_count {
 };
 
 /* attempts.tsv from every attempt's record; an attempt that began (its
- * dir is there) and wrote none was killed before it could.
+ * dir is there) and wrote none was killed before it could. Also what each
+ * kernel's attempts came to, into @gs (one a kernel).
  */
-static void tabulate(struct campaign *c, struct outcome_count *k)
+static void tabulate(struct campaign *c, struct outcome_count *k,
+		     struct group_out *gs)
 {
 	char *tsv = path_join(c->dir, "attempts.tsv");
 	FILE *f = fopen(tsv, "w");
@@ -636,10 +773,12 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 	if (!f)
 		die("%s: %s", tsv, strerror(errno));
 	fprintf(f,
-		"attempt\thost\tmode\tstart\tend\tseconds\tto_armed_s\toutcome\tcause\trun\treason\n");
+		"attempt\thost\tmode\tstart\tend\tseconds\tto_armed_s\toutcome\tcause\trun\treason\tkernel\n");
 	for (int n = 1; n <= c->attempts; n++) {
 		char *adir = xasprintf("%s/attempts/%d", c->dir, n);
 		char *rec = path_join(adir, "attempt.json"), armed[32];
+		struct group_out *g = &gs[(n - 1) / c->per];
+		const char *kernel = c->kernels.v[(n - 1) / c->per];
 		json_t *j;
 		const char *out;
 
@@ -649,6 +788,7 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 			continue;
 		}
 		k->made++;
+		g->made++;
 		j = json_load_file(rec, 0, NULL);
 		if (!j) {
 			/* its own last error, if it said one (bad input, a
@@ -657,28 +797,48 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 			 */
 			char *err = attempt_error(adir);
 
-			fprintf(f, "%d\t\t%s\t\t\t\t\t%s\t\t\t%s\n", n,
+			fprintf(f, "%d\t\t%s\t\t\t\t\t%s\t\t\t%s\t%s\n", n,
 				c->fresh ? "fresh" : "snapshot",
 				err ? "failed" : "stopped",
-				err ? err : "ended without a record (killed)");
-			if (err)
+				err ? err : "ended without a record (killed)",
+				kernel);
+			if (err) {
 				k->failed++;
-			else
+				g->failed++;
+			} else {
 				k->stopped++;
+				g->stopped++;
+			}
+			free(g->last_reason);
+			g->last_reason =
+				xstrdup(err ? err : "ended without a record");
 			free(err);
 			free(adir);
 			free(rec);
 			continue;
 		}
 		out = jget(j, "outcome");
-		if (!strcmp(out, "fired"))
+		if (!strcmp(out, "fired")) {
 			k->fired++;
-		else if (!strcmp(out, "ran-out"))
+			g->fired++;
+		} else if (!strcmp(out, "ran-out")) {
 			k->ran_out++;
-		else if (!strcmp(out, "failed"))
+			g->ran_out++;
+		} else if (!strcmp(out, "failed")) {
 			k->failed++;
-		else
+			g->failed++;
+		} else {
 			k->stopped++;
+			g->stopped++;
+		}
+		if (*jget(j, "run")) {
+			free(g->last_run);
+			g->last_run = xstrdup(jget(j, "run"));
+		}
+		if (*jget(j, "release") && !g->release)
+			g->release = xstrdup(jget(j, "release"));
+		free(g->last_reason);
+		g->last_reason = xstrdup(jget(j, "reason"));
 		if (json_is_number(json_object_get(j, "to_armed_s"))) {
 			k->to_armed_sum += json_number_value(
 				json_object_get(j, "to_armed_s"));
@@ -689,6 +849,7 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 			long long ms = json_is_integer(at) ?
 					       json_integer_value(at) :
 					       LLONG_MAX;
+			int gw = c->group_winner[(n - 1) / c->per];
 
 			/* the attempt the campaign heard fire first, if its
 			 * run holds the dump; else the earliest that does
@@ -700,6 +861,14 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 				free(k->first_run);
 				k->first_run = xstrdup(jget(j, "run"));
 			}
+			/* the same within the kernel */
+			if (g->first != gw &&
+			    (n == gw || !g->first || ms < g->first_at)) {
+				g->first = n;
+				g->first_at = ms;
+				free(g->first_run);
+				g->first_run = xstrdup(jget(j, "run"));
+			}
 		}
 		if (json_is_number(json_object_get(j, "to_armed_s")))
 			snprintf(armed, sizeof(armed), "%.3f",
@@ -707,12 +876,12 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 					 json_object_get(j, "to_armed_s")));
 		else
 			armed[0] = '\0';
-		fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\n", n,
-			jget(j, "host"), jget(j, "mode"), jget(j, "start"),
+		fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			n, jget(j, "host"), jget(j, "mode"), jget(j, "start"),
 			jget(j, "end"),
 			json_number_value(json_object_get(j, "seconds")), armed,
 			out, jget(j, "cause"), jget(j, "run"),
-			jget(j, "reason"));
+			jget(j, "reason"), kernel);
 		json_decref(j);
 		free(adir);
 		free(rec);
@@ -722,8 +891,42 @@ static void tabulate(struct campaign *c, struct outcome_count *k)
 	free(tsv);
 }
 
+/* A kernel's answer: fired, not fired (every attempt ran out, none
+ * failed), or unknown (an attempt failed or was stopped before it could
+ * tell).
+ */
+static const char *group_answer(const struct group_out *g)
+{
+	if (g->fired)
+		return "fired";
+	if (g->made && g->ran_out == g->made)
+		return "not-fired";
+	return "unknown";
+}
+
+static void group_json(json_writer_t *w, const char *kernel,
+		       const struct group_out *g)
+{
+	jw_start_object(w);
+	jw_string_field(w, "kernel", kernel);
+	jw_string_field(w, "release", g->release);
+	jw_string_field(w, "answer", group_answer(g));
+	jw_int_field(w, "attempts", g->made);
+	jw_int_field(w, "fired", g->fired);
+	jw_int_field(w, "ran_out", g->ran_out);
+	jw_int_field(w, "failed", g->failed);
+	jw_int_field(w, "stopped", g->stopped);
+	if (g->first)
+		jw_int_field(w, "first_fire_attempt", g->first);
+	else
+		jw_null_field(w, "first_fire_attempt");
+	jw_string_field(w, "run", g->first ? g->first_run : g->last_run);
+	jw_string_field(w, "reason", g->last_reason);
+	jw_end_object(w);
+}
+
 static void write_summary(struct campaign *c, const struct outcome_count *k,
-			  int64_t wall_ms, int prc)
+			  const struct group_out *gs, int64_t wall_ms, int prc)
 {
 	char *path = path_join(c->dir, "campaign.json"), *args;
 	FILE *f = fopen(path, "w");
@@ -775,6 +978,12 @@ static void write_summary(struct campaign *c, const struct outcome_count *k,
 	}
 	jw_int_field(w, "parallel_exit", prc);
 	jw_string_field(w, "interrupted", c->signum ? c->signame : NULL);
+	jw_int_field(w, "attempts_per_kernel", c->per);
+	jw_name(w, "kernels");
+	jw_start_array(w);
+	for (int i = 0; i < c->kernels.n; i++)
+		group_json(w, c->kernels.v[i], &gs[i]);
+	jw_end_array(w);
 	jw_end_object(w);
 	jw_destroy(&w);
 	if (fclose(f))
@@ -783,41 +992,45 @@ static void write_summary(struct campaign *c, const struct outcome_count *k,
 	free(args);
 }
 
-int do_campaign(int argc, char **argv)
+/*
+ * The engine: the attempts through parallel, every kernel's @per of them,
+ * until each kernel has fired or run out; tabulated and summed up in a dir
+ * of their own under paths.runs. parallel's exit status.
+ */
+static int engine(struct campaign *c, struct outcome_count *k,
+		  struct group_out *gs)
 {
-	struct campaign c = { .mem = "1G", .timeout = 120, .repeat = 1 };
-	struct outcome_count k = { 0 };
 	struct strv pa = { 0 };
-	char self[4096], *numbers, *logp, *joblog, el[32];
+	char self[4096], *numbers, *logp, *joblog, *adir, el[32];
 	ssize_t sl;
 	int prc;
-	int64_t t0, wall;
+	int64_t wall;
 	FILE *nf;
 
-	parse(&c, argc, argv);
-	validate(&c);
-	umask(077);
-	c.dir = make_dir(&c);
-	logp = path_join(c.dir, "campaign.log");
-	c.log = fopen(logp, "a");
+	c->dir = make_dir(c);
+	logp = path_join(c->dir, "campaign.log");
+	c->log = fopen(logp, "a");
 	free(logp);
-	if (mkdir(path_join(c.dir, "attempts"), 0700))
-		die("%s/attempts: %s", c.dir, strerror(errno));
-	c.seen = xcalloc((size_t)c.attempts + 1, sizeof(*c.seen));
-	t0 = now_ms();
-	choose_mode(&c);
-	if (c.fresh)
-		camp_log(&c, "fresh boots, no snapshot: %s", c.fresh_why);
+	adir = path_join(c->dir, "attempts");
+	if (mkdir(adir, 0700))
+		die("%s: %s", adir, strerror(errno));
+	free(adir);
+	c->seen = xcalloc((size_t)c->attempts + 1, sizeof(*c->seen));
+	c->group_winner = xcalloc((size_t)c->kernels.n, sizeof(int));
+	choose_mode(c);
+	if (c->fresh)
+		camp_log(c, "fresh boots, no snapshot: %s", c->fresh_why);
 	else
-		camp_log(&c, "snapshot: %s (armed: %s)", c.snapshot,
-			 c.armed ? "yes" : "no");
+		camp_log(c, "snapshot: %s (armed: %s)", c->snapshot,
+			 c->armed ? "yes" : "no");
 
-	numbers = path_join(c.dir, "attempt-numbers");
+	/* a line an attempt: its number and its kernel */
+	numbers = path_join(c->dir, "attempt-numbers");
 	nf = fopen(numbers, "w");
 	if (!nf)
 		die("%s: %s", numbers, strerror(errno));
-	for (int n = 1; n <= c.attempts; n++)
-		fprintf(nf, "%d\n", n);
+	for (int n = 1; n <= c->attempts; n++)
+		fprintf(nf, "%d\t%s\n", n, c->kernels.v[(n - 1) / c->per]);
 	if (fclose(nf))
 		die("%s: %s", numbers, strerror(errno));
 
@@ -825,89 +1038,129 @@ int do_campaign(int argc, char **argv)
 	if (sl <= 0)
 		die("/proc/self/exe: %s", strerror(errno));
 	self[sl] = '\0';
-	joblog = path_join(c.dir, "joblog");
+	joblog = path_join(c->dir, "joblog");
 	strv_add(&pa, "parallel");
 	strv_add(&pa, "--jobs");
-	strv_addf(&pa, "%d", c.jobs);
-	/* once an attempt has succeeded, start no more and let the running
-	 * ones end (the campaign has stopped those that had not fired)
+	strv_addf(&pa, "%d", c->jobs);
+	strv_add(&pa, "--colsep");
+	strv_add(&pa, "\t");
+	/* one kernel: once an attempt has succeeded, start no more and let
+	 * the running ones end (the campaign has stopped those that had not
+	 * fired); several: every kernel has its say
 	 */
-	strv_add(&pa, "--halt");
-	strv_add(&pa, "soon,success=1");
+	if (c->kernels.n == 1) {
+		strv_add(&pa, "--halt");
+		strv_add(&pa, "soon,success=1");
+	}
 	strv_add(&pa, "--joblog");
 	strv_add(&pa, joblog);
-	if (c.sshlogin) {
+	if (c->sshlogin) {
 		strv_add(&pa, "--sshlogin");
-		strv_add(&pa, c.sshlogin);
-		if (c.workload) {
+		strv_add(&pa, c->sshlogin);
+		if (c->workload) {
 			strv_add(&pa, "--basefile");
-			strv_add(&pa, c.workload);
+			strv_add(&pa, c->workload);
 		}
-		if (c.prog_obj) {
+		if (c->prog_obj) {
 			strv_add(&pa, "--basefile");
-			strv_add(&pa, c.prog_obj);
+			strv_add(&pa, c->prog_obj);
 		}
 		strv_add(&pa, "--return");
-		strv_addf(&pa, "%s/attempts/{}", c.dir);
+		strv_addf(&pa, "%s/attempts/{1}", c->dir);
 	}
 	strv_add(&pa, "-q");
 	strv_add(&pa, self);
 	strv_add(&pa, "--runs");
-	strv_addf(&pa, "%s/attempts/{}/runs", c.dir);
+	strv_addf(&pa, "%s/attempts/{1}/runs", c->dir);
 	strv_add(&pa, "run");
-	if (c.prog_obj) {
+	if (c->prog_obj) {
 		strv_add(&pa, "--prog");
-		strv_add(&pa, c.prog_obj);
+		strv_add(&pa, c->prog_obj);
 	} else {
-		strv_add(&pa, c.trigger);
+		strv_add(&pa, c->trigger);
 	}
-	for (int i = 0; i < c.targs.n; i++)
-		strv_add(&pa, c.targs.v[i]);
+	for (int i = 0; i < c->targs.n; i++)
+		strv_add(&pa, c->targs.v[i]);
+	strv_add(&pa, "--kernel");
+	strv_add(&pa, "{2}");
 	strv_add(&pa, "--timeout");
-	strv_addf(&pa, "%d", c.timeout);
+	strv_addf(&pa, "%d", c->timeout);
 	strv_add(&pa, "--mem");
-	strv_add(&pa, c.mem);
+	strv_add(&pa, c->mem);
 	strv_add(&pa, "--repeat");
-	strv_addf(&pa, "%d", c.repeat);
+	strv_addf(&pa, "%d", c->repeat);
 	strv_add(&pa, "--attempt");
-	strv_add(&pa, "{}");
+	strv_add(&pa, "{1}");
 	strv_add(&pa, "--campaign");
-	strv_add(&pa, c.dir);
+	strv_add(&pa, c->dir);
 	strv_add(&pa, "--no-build");
 	strv_add(&pa, "--quiet");
-	if (!c.fresh) {
+	if (!c->fresh) {
 		/* on this machine its snapshot; on the others of --sshlogin
 		 * the same kind, found or made there
 		 */
 		strv_add(&pa, "--restore");
 		strv_add(&pa,
-			 c.sshlogin && strcmp(c.sshlogin, ":") ?
-				 (c.armed ? "auto:armed" : "auto:unarmed") :
-				 c.snapshot);
+			 c->sshlogin && strcmp(c->sshlogin, ":") ?
+				 (c->armed ? "auto:armed" : "auto:unarmed") :
+				 c->snapshot);
 	}
-	if (c.workload) {
+	if (c->workload) {
 		strv_add(&pa, "--workload");
-		strv_add(&pa, c.workload);
+		strv_add(&pa, c->workload);
 	} else {
 		strv_add(&pa, "--");
-		for (int i = 0; i < c.command.n; i++)
-			strv_add(&pa, c.command.v[i]);
+		for (int i = 0; i < c->command.n; i++)
+			strv_add(&pa, c->command.v[i]);
 	}
-	camp_log(&c, "%d attempt(s), %d at a time (%s): trigger %s, in %s",
-		 c.attempts, c.jobs, c.fresh ? "fresh" : "snapshot", c.trigger,
-		 c.dir);
-	c.t_start = now_ms();
-	prc = supervise(&c, &pa, numbers);
-	wall = now_ms() - c.t_start;
+	if (c->kernels.n == 1)
+		camp_log(
+			c,
+			"%d attempt(s), %d at a time (%s): trigger %s on %s, in %s",
+			c->attempts, c->jobs, c->fresh ? "fresh" : "snapshot",
+			c->trigger, c->kernels.v[0], c->dir);
+	else
+		camp_log(
+			c,
+			"%d kernel(s), %d attempt(s) each, %d at a time (%s): trigger %s, in %s",
+			c->kernels.n, c->per, c->jobs,
+			c->fresh ? "fresh" : "snapshot", c->trigger, c->dir);
+	c->t_start = now_ms();
+	prc = supervise(c, &pa, numbers);
+	wall = now_ms() - c->t_start;
 	unlink(numbers);
-	tabulate(&c, &k);
-	write_summary(&c, &k, wall, prc);
+	free(numbers);
+	free(joblog);
+	strv_free(&pa);
+	tabulate(c, k, gs);
+	write_summary(c, k, gs, wall, prc);
 	camp_log(
-		&c,
+		c,
 		"%d attempt(s): %d fired, %d ran out, %d failed, %d stopped, in %s",
-		k.made, k.fired, k.ran_out, k.failed, k.stopped,
+		k->made, k->fired, k->ran_out, k->failed, k->stopped,
 		fmt_ms(wall, el, sizeof(el)));
-	(void)t0;
+	return prc;
+}
+
+static struct campaign campaign_new(const char *verb, void (*usage)(void))
+{
+	struct campaign c = { .mem = "1G", .timeout = 120, .repeat = 1 };
+
+	c.verb = verb;
+	c.usage = usage;
+	return c;
+}
+
+int do_campaign(int argc, char **argv)
+{
+	struct campaign c = campaign_new("campaign", usage_campaign);
+	struct outcome_count k = { 0 };
+	struct group_out g[1] = { 0 };
+
+	parse(&c, argc, argv);
+	validate(&c);
+	umask(077);
+	engine(&c, &k, g);
 	if (c.signum) {
 		camp_log(
 			&c,
@@ -936,5 +1189,379 @@ int do_campaign(int argc, char **argv)
 		free(rj);
 	}
 	printf("%s\n", k.first_run);
+	return 0;
+}
+
+/* --- bpk matrix */
+
+static void usage_matrix(void)
+{
+	printf("usage: bpk [-j] matrix TRIGGER [k=v ...] --kernels K1,K2,... [--attempts N]\n"
+	       "                 [--jobs J] [--workload FILE | -- CMD ARGS...] [--runs DIR]\n"
+	       "                 [--timeout S] [--mem SIZE] [--repeat N] [--sshlogin LIST]\n"
+	       "       bpk [-j] matrix --prog FILE [k=v ...] --kernels K1,K2,... ...\n"
+	       "\n"
+	       "The same trigger and reproducer on several kernels: does it fire on each?\n"
+	       "Each kernel (ours, debian, debian:RELEASE, a kernel's path) is resolved,\n"
+	       "fetched or built first; then its attempts run through the campaign engine\n"
+	       "(GNU parallel), until one fires or all run out. A table: kernel, its\n"
+	       "release, fired or not, attempts, the run (with its dump where it fired);\n"
+	       "-j prints it as JSON. Everything is filed in RUNS/matrix-<time>-<trigger>/\n"
+	       "(campaign.json, attempts.tsv, attempts/N/runs/).\n"
+	       "\n"
+	       "  --kernels LIST   comma-separated kernels (bpk kernels lists Debian's)\n"
+	       "  --attempts N     attempts per kernel (1): for a flaky bug\n"
+	       "  --jobs J         guests at a time (1)\n"
+	       "  other options as for bpk campaign\n"
+	       "\n"
+	       "Exit: 0 every kernel answered (fired, or every attempt ran out); 1 some\n"
+	       "kernel could not tell (an attempt failed: its reason in the table); 2 bad\n"
+	       "input, nothing booted; 128+N interrupted.\n");
+}
+
+static const char *answer_word(const struct group_out *g)
+{
+	const char *a = group_answer(g);
+
+	return !strcmp(a, "fired")     ? "yes" :
+	       !strcmp(a, "not-fired") ? "no" :
+					 "?";
+}
+
+int do_matrix(int argc, char **argv)
+{
+	struct campaign c = campaign_new("matrix", usage_matrix);
+	struct outcome_count k = { 0 };
+	struct group_out *gs;
+	bool all = true;
+
+	parse(&c, argc, argv);
+	validate(&c);
+	umask(077);
+	gs = xcalloc((size_t)c.kernels.n, sizeof(*gs));
+	engine(&c, &k, gs);
+	if (c.signum) {
+		camp_log(
+			&c,
+			"error: interrupted by %s: every guest stopped; attempts filed in %s/attempts.tsv",
+			c.signame, c.dir);
+		return 128 + c.signum;
+	}
+	for (int i = 0; i < c.kernels.n; i++)
+		all = all && strcmp(group_answer(&gs[i]), "unknown");
+	if (json_output) {
+		jw_start_object(json_wtr);
+		jw_string_field(json_wtr, "dir", c.dir);
+		jw_string_field(json_wtr, "trigger", c.trigger);
+		jw_name(json_wtr, "kernels");
+		jw_start_array(json_wtr);
+		for (int i = 0; i < c.kernels.n; i++)
+			group_json(json_wtr, c.kernels.v[i], &gs[i]);
+		jw_end_array(json_wtr);
+		jw_end_object(json_wtr);
+	} else {
+		printf("%-34s %-28s %-5s %-8s %s\n", "KERNEL", "RELEASE",
+		       "FIRED", "ATTEMPTS", "RUN");
+		for (int i = 0; i < c.kernels.n; i++) {
+			const struct group_out *g = &gs[i];
+			const char *run = g->first ? g->first_run : g->last_run;
+			char att[32];
+
+			snprintf(att, sizeof(att), "%d/%d", g->made, c.per);
+			printf("%-34s %-28s %-5s %-8s %s", c.kernels.v[i],
+			       g->release ? g->release : "-", answer_word(g),
+			       att, run && *run ? run : "-");
+			if (!strcmp(group_answer(g), "unknown"))
+				printf("  (%s)", g->last_reason ?
+							 g->last_reason :
+							 "no attempt made");
+			printf("\n");
+		}
+		printf("filed in %s\n", c.dir);
+	}
+	return all ? 0 : 1;
+}
+
+/* --- bpk bisect */
+
+static void usage_bisect(void)
+{
+	printf("usage: bpk [-j] bisect TRIGGER [k=v ...] --kernels GOOD,K2,...,BAD [--attempts N]\n"
+	       "                 [--workload FILE | -- CMD ARGS...] [options as for bpk matrix]\n"
+	       "\n"
+	       "Which kernel of an ordered list is the first where the trigger fires (or\n"
+	       "the first where it stops firing)? The two ends are tried first and must\n"
+	       "differ; then the list is halved until two adjacent kernels differ. Each\n"
+	       "step is a matrix of its own, filed with its runs and dumps in\n"
+	       "RUNS/bisect-<time>-<trigger>/step-*/; bisect.json says what each step\n"
+	       "found. Between two Debian kernels, the part of the newer one's\n"
+	       "changelog since the older one's version is written to changelog.txt\n"
+	       "and counted.\n"
+	       "\n"
+	       "  --kernels LIST   ordered, comma-separated: the known good first, the\n"
+	       "                   known bad last (bpk kernels lists Debian's in order)\n"
+	       "  --attempts N     attempts per kernel and step (1): a kernel whose\n"
+	       "                   attempts all run out has not fired\n"
+	       "\n"
+	       "Exit: 0 the boundary found; 1 it could not be (the ends agree, or a step\n"
+	       "could not tell); 2 bad input, nothing booted; 128+N interrupted.\n");
+}
+
+struct step_answer {
+	char answer[16]; /* fired, not-fired, unknown */
+	char *run, *release, *why;
+};
+
+/* One step: a matrix over the kernels @idx of @base's list, filed under
+ * the bisection's dir; each kernel's answer into @ans (by list index).
+ */
+static int bisect_step(const struct campaign *base, const int *idx, int n,
+		       struct step_answer *ans, json_writer_t *steps)
+{
+	struct campaign c = *base;
+	struct outcome_count k = { 0 };
+	struct group_out *gs = xcalloc((size_t)n, sizeof(*gs));
+
+	memset(&c.kernels, 0, sizeof(c.kernels));
+	for (int i = 0; i < n; i++)
+		strv_add(&c.kernels, base->kernels.v[idx[i]]);
+	c.attempts = c.per * n;
+	c.dir = NULL;
+	c.log = NULL;
+	c.seen = NULL;
+	c.group_winner = NULL;
+	c.groups_won = 0;
+	c.winner = 0;
+	c.stopping = false;
+	c.parallel = 0;
+	c.fresh_why = c.snapshot = c.not_armed_why = NULL;
+	engine(&c, &k, gs);
+	jw_start_object(steps);
+	jw_string_field(steps, "dir", c.dir);
+	jw_name(steps, "kernels");
+	jw_start_array(steps);
+	for (int i = 0; i < n; i++) {
+		struct step_answer *a = &ans[idx[i]];
+
+		snprintf(a->answer, sizeof(a->answer), "%s",
+			 group_answer(&gs[i]));
+		a->run = xstrdup(gs[i].first	? gs[i].first_run :
+				 gs[i].last_run ? gs[i].last_run :
+						  "");
+		a->release = gs[i].release ? xstrdup(gs[i].release) : NULL;
+		a->why = gs[i].last_reason ? xstrdup(gs[i].last_reason) : NULL;
+		group_json(steps, c.kernels.v[i], &gs[i]);
+		fprintf(stderr, "bisect: %s: %s (%s)\n", c.kernels.v[i],
+			a->answer, *a->run ? a->run : "no run");
+	}
+	jw_end_array(steps);
+	jw_end_object(steps);
+	if (c.log)
+		fclose(c.log);
+	free(gs);
+	return c.signum;
+}
+
+/* The part of the newer Debian kernel's changelog since the older one's
+ * version, into @path; the number of entries, -1 when either is not a
+ * Debian kernel.
+ */
+static int changelog_between(const char *older, const char *newer,
+			     const char *path)
+{
+	struct kernel_info ko, kn;
+	char *script, *ver, *out = NULL, *err = NULL;
+	int rc, entries = 0;
+	FILE *f;
+
+	kernel_resolve(older, &ko);
+	kernel_resolve(newer, &kn);
+	if (strcmp(ko.flavor, "debian") || strcmp(kn.flavor, "debian") ||
+	    !ko.package || !strchr(ko.package, ' '))
+		return -1;
+	ver = strchr(ko.package, ' ') + 1;
+	script = path_join(paths.top, "appliance/debian-kernel.sh");
+	{
+		const char *argv[] = { script, "changelog", kn.dir, ver, NULL };
+
+		rc = proc_capture(argv, &out, &err);
+	}
+	free(script);
+	if (rc || !out) {
+		fprintf(stderr, "bisect: the changelog could not be read: %s",
+			err ? err : "no output\n");
+		free(out);
+		free(err);
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(out, f) < 0 || fclose(f))
+		die("%s: %s", path, strerror(errno));
+	for (char *l = out; l && *l;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		entries += !strncmp(l, "linux", 5);
+	free(out);
+	free(err);
+	return entries;
+}
+
+int do_bisect(int argc, char **argv)
+{
+	struct campaign c = campaign_new("bisect", usage_bisect);
+	struct step_answer *ans;
+	char stamp[32], *dir, *runs_before, *cl, *bj;
+	const char *a_ends, *b_ends;
+	int lo, hi, sig, entries, m, ends[2];
+	time_t t = time(NULL);
+	struct tm tm;
+	FILE *f;
+	json_writer_t *w;
+
+	parse(&c, argc, argv);
+	validate(&c);
+	umask(077);
+	m = c.kernels.n;
+	ans = xcalloc((size_t)m, sizeof(*ans));
+	if (mkdir_p(paths.runs, 0700))
+		usage_error("cannot create the runs dir %s: %s", paths.runs,
+			    strerror(errno));
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	runs_before = abs_path(paths.runs);
+	dir = xasprintf("%s/bisect-%s-%s", runs_before, stamp, c.trigger);
+	if (mkdir(dir, 0700))
+		die("%s: %s", dir, strerror(errno));
+	/* the steps are filed inside the bisection's dir */
+	free(paths.runs);
+	paths.runs = xstrdup(dir);
+	bj = path_join(dir, "bisect.json");
+	f = fopen(bj, "w");
+	if (!f)
+		die("%s: %s", bj, strerror(errno));
+	w = jw_new(f);
+	jw_pretty(w, true);
+	jw_start_object(w);
+	jw_string_field(w, "trigger", c.trigger);
+	jw_name(w, "kernels");
+	jw_start_array(w);
+	for (int i = 0; i < m; i++)
+		jw_string(w, c.kernels.v[i]);
+	jw_end_array(w);
+	jw_int_field(w, "attempts_per_kernel", c.per);
+	jw_name(w, "steps");
+	jw_start_array(w);
+
+	fprintf(stderr,
+		"bisect: %d kernels, %s first and %s last: trying both ends\n",
+		m, c.kernels.v[0], c.kernels.v[m - 1]);
+	ends[0] = 0;
+	ends[1] = m - 1;
+	sig = bisect_step(&c, ends, 2, ans, w);
+	a_ends = ans[0].answer;
+	b_ends = ans[m - 1].answer;
+	lo = 0;
+	hi = m - 1;
+	if (!sig && (!strcmp(a_ends, "unknown") || !strcmp(b_ends, "unknown") ||
+		     !strcmp(a_ends, b_ends))) {
+		jw_end_array(w);
+		jw_string_field(w, "result", "ends-agree-or-unknown");
+		jw_end_object(w);
+		jw_destroy(&w);
+		fclose(f);
+		if (!strcmp(a_ends, "unknown") || !strcmp(b_ends, "unknown"))
+			die("bisect: an end could not tell: %s: %s (%s); %s: %s (%s); filed in %s",
+			    c.kernels.v[0], a_ends,
+			    ans[0].why ? ans[0].why : "-", c.kernels.v[m - 1],
+			    b_ends, ans[m - 1].why ? ans[m - 1].why : "-", dir);
+		die("bisect: both ends %s (%s and %s): no boundary in this list; filed in %s",
+		    !strcmp(a_ends, "fired") ? "fire" : "do not fire",
+		    c.kernels.v[0], c.kernels.v[m - 1], dir);
+	}
+	while (!sig && hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+
+		fprintf(stderr,
+			"bisect: %d kernel(s) left between %s and %s: trying %s\n",
+			hi - lo - 1, c.kernels.v[lo], c.kernels.v[hi],
+			c.kernels.v[mid]);
+		sig = bisect_step(&c, &mid, 1, ans, w);
+		if (sig)
+			break;
+		if (!strcmp(ans[mid].answer, a_ends)) {
+			lo = mid;
+		} else if (!strcmp(ans[mid].answer, b_ends)) {
+			hi = mid;
+		} else {
+			jw_end_array(w);
+			jw_string_field(w, "result", "step-unknown");
+			jw_end_object(w);
+			jw_destroy(&w);
+			fclose(f);
+			die("bisect: %s could not tell (%s): the boundary is between %s and %s; filed in %s",
+			    c.kernels.v[mid], ans[mid].why ? ans[mid].why : "-",
+			    c.kernels.v[lo], c.kernels.v[hi], dir);
+		}
+	}
+	jw_end_array(w);
+	if (sig) {
+		jw_string_field(w, "result", "interrupted");
+		jw_end_object(w);
+		jw_destroy(&w);
+		fclose(f);
+		fprintf(stderr,
+			"bisect: error: interrupted by signal %d; steps filed in %s\n",
+			sig, dir);
+		return 128 + sig;
+	}
+	cl = path_join(dir, "changelog.txt");
+	entries = changelog_between(c.kernels.v[lo], c.kernels.v[hi], cl);
+	jw_string_field(w, "result", "found");
+	jw_string_field(w, "change",
+			!strcmp(b_ends, "fired") ? "starts-firing" :
+						   "stops-firing");
+	jw_name(w, "last_before");
+	jw_start_object(w);
+	jw_string_field(w, "kernel", c.kernels.v[lo]);
+	jw_string_field(w, "release", ans[lo].release);
+	jw_string_field(w, "answer", ans[lo].answer);
+	jw_string_field(w, "run", ans[lo].run);
+	jw_end_object(w);
+	jw_name(w, "first_after");
+	jw_start_object(w);
+	jw_string_field(w, "kernel", c.kernels.v[hi]);
+	jw_string_field(w, "release", ans[hi].release);
+	jw_string_field(w, "answer", ans[hi].answer);
+	jw_string_field(w, "run", ans[hi].run);
+	jw_end_object(w);
+	if (entries >= 0) {
+		jw_string_field(w, "changelog", cl);
+		jw_int_field(w, "changelog_entries", entries);
+	} else {
+		jw_null_field(w, "changelog");
+		jw_null_field(w, "changelog_entries");
+	}
+	jw_end_object(w);
+	jw_destroy(&w);
+	if (fclose(f))
+		die("%s: %s", bj, strerror(errno));
+	if (json_output) {
+		char *text = read_file(bj, 1 << 24, NULL);
+
+		fputs(text ? text : "{}\n", stdout);
+		free(text);
+		return 0;
+	}
+	printf("first kernel where %s %s: %s (%s), run %s\n", c.trigger,
+	       !strcmp(b_ends, "fired") ? "fires" : "does not fire",
+	       c.kernels.v[hi], ans[hi].release ? ans[hi].release : "-",
+	       ans[hi].run);
+	printf("last kernel before it:      %s (%s), run %s\n", c.kernels.v[lo],
+	       ans[lo].release ? ans[lo].release : "-", ans[lo].run);
+	if (entries >= 0)
+		printf("changelog between them: %d entries in %s\n", entries,
+		       cl);
+	else
+		printf("changelog between them: none (not two Debian kernels)\n");
+	printf("filed in %s\n", dir);
 	return 0;
 }

@@ -273,6 +273,11 @@ void kernel_resolve(const char *spec, struct kernel_info *k)
 		k->root_img = path_join(paths.build, "appliance/root.cpio.gz");
 		k->default_crashkernel = OURS_CRASHKERNEL;
 		k->make_target = "run-deps";
+		{
+			bool bz;
+
+			k->release = bzimage_release(k->image, &bz);
+		}
 	} else if (!strcmp(spec, "debian")) {
 		k->flavor = "debian";
 		k->dir = path_join(paths.build, "debian-kernel");
@@ -464,6 +469,36 @@ int kernel_config_missing(const struct kernel_info *k, struct strv *out,
 			out);
 	free(config);
 	return 0;
+}
+
+/* A kernel that is not ours: does its config have what the appliance
+ * needs? Refused before boot, every option lacking named.
+ */
+void kernel_refuse_unfit(const struct kernel_info *k)
+{
+	struct strv lack = { 0 };
+	char err[1024];
+	size_t n = 0;
+	char *all;
+
+	if (!strcmp(k->flavor, "ours"))
+		return;
+	if (kernel_config_missing(k, &lack, err, sizeof(err)))
+		usage_error("--kernel %s: cannot check its config: %s", k->spec,
+			    err);
+	if (!lack.n)
+		return;
+	for (int i = 0; i < lack.n; i++)
+		n += strlen(lack.v[i]) + 2;
+	all = xcalloc(1, n + 1);
+	for (int i = 0; i < lack.n; i++) {
+		if (i)
+			strcat(all, "; ");
+		strcat(all, lack.v[i]);
+	}
+	usage_error(
+		"--kernel %s: this kernel lacks what the appliance needs (bpk check --kernel %s): %s",
+		k->spec, k->spec, all);
 }
 
 int kernel_fetch_vmlinux(const char *vmlinux, char *err, size_t errlen)

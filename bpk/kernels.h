@@ -52,6 +52,11 @@ char *kernel_missing(const struct kernel_info *k);
 int kernel_config_missing(const struct kernel_info *k, struct strv *out,
 			  char *err, size_t errlen);
 
+/* A kernel that is not ours whose config lacks what the appliance needs is
+ * refused (bad input, exit 2), every lacking option named.
+ */
+void kernel_refuse_unfit(const struct kernel_info *k);
+
 /* A Debian kernel's @vmlinux (from its -dbg package) fetched into its cache
  * entry if it is not there yet, saying so first; 0 when it is there, or -1
  * with the reason in @err.

@@ -523,36 +523,6 @@ static void check_kernel_names(const struct run_opts *o,
 		free(texts[i]);
 }
 
-/* A kernel that is not ours: does its config have what the appliance
- * needs? Refused before boot, every option lacking named.
- */
-static void check_kernel_config(const struct kernel_info *k)
-{
-	struct strv lack = { 0 };
-	char err[ERRLEN];
-	size_t n = 0;
-	char *all;
-
-	if (!strcmp(k->flavor, "ours"))
-		return;
-	if (kernel_config_missing(k, &lack, err, sizeof(err)))
-		usage_error("--kernel %s: cannot check its config: %s", k->spec,
-			    err);
-	if (!lack.n)
-		return;
-	for (int i = 0; i < lack.n; i++)
-		n += strlen(lack.v[i]) + 2;
-	all = xcalloc(1, n + 1);
-	for (int i = 0; i < lack.n; i++) {
-		if (i)
-			strcat(all, "; ");
-		strcat(all, lack.v[i]);
-	}
-	usage_error(
-		"--kernel %s: this kernel lacks what the appliance needs (bpk check --kernel %s): %s",
-		k->spec, k->spec, all);
-}
-
 static void check_params(const struct run_opts *o, const struct kernel_info *k)
 {
 	const struct trigger_def *t = trigger_find(o->trigger);
@@ -786,7 +756,7 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 	kernel_resolve(o->kernel, k);
 	/* a kernel of the user's own is judged before anything is built */
 	if (!strcmp(k->flavor, "path"))
-		check_kernel_config(k);
+		kernel_refuse_unfit(k);
 	if (!o->crashkernel)
 		o->crashkernel = k->default_crashkernel;
 	for (int i = 0; i < o->shares.n; i++) {
@@ -881,7 +851,7 @@ static void validate_after_build(struct run_opts *o, struct kernel_info *k)
 	if (*missing)
 		die("not built: %s", missing);
 	free(missing);
-	check_kernel_config(k);
+	kernel_refuse_unfit(k);
 	if (strcmp(o->trigger, "none"))
 		check_kernel_names(o, k);
 }
@@ -1734,6 +1704,12 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 	jw_string_field(w, "run", dir ? dir : "");
 	jw_string_field(w, "reason", why);
 	jw_int_field(w, "exit", rc);
+	/* a matrix's attempts differ by their kernel */
+	jw_string_field(w, "kernel", o->kernel);
+	jw_string_field(w, "release",
+			have_rec && rec.guest.kernel_release ?
+				rec.guest.kernel_release :
+				NULL);
 	jw_end_object(w);
 	jw_destroy(&w);
 	if (fclose(f) || rename(tmp, path))
