@@ -57,12 +57,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 RECIPE=5
 # The modules the guests need, when they are modules (built-in ones are
 # skipped): virtio transport, console (the result and dump ports) and blk;
-# 9p over virtio for the host's /usr; LKDTM for the warn and hung_task
-# examples, if the package has it (a trailing ? marks a module that may be
-# missing: Debian 12's config has "# CONFIG_LKDTM is not set"). The capture
+# 9p over virtio for the host's /usr, if the package has it (the cloud
+# flavour does not: its guests run busybox workloads only); LKDTM for the
+# warn and hung_task examples, if the package has it (a trailing ? marks a
+# module that may be missing: Debian 12's config has "# CONFIG_LKDTM is not
+# set"). The capture
 # kernel's dracut image takes the ones in KDUMP_MODULES.
-ROOT_MODULES="virtio_pci virtio_console virtio_blk 9pnet_virtio 9p lkdtm?"
+ROOT_MODULES="virtio_pci virtio_console virtio_blk 9pnet_virtio? 9p? lkdtm?"
 KDUMP_MODULES="virtio_pci virtio_console"
+
+# The cache is read by whoever runs bpk (QEMU runs as an ordinary user),
+# whatever the umask of the process that fetched it
+umask 022
 
 mode=${1:-}
 cache=${BPK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf-panic-kdump}

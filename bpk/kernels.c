@@ -83,6 +83,15 @@ static void debian_entry(struct kernel_info *k)
 	else
 		free(ck);
 	k->btf_names = path_join(k->dir, "btf-names");
+	{
+		char *missing = kv_get(ok, "missing_modules");
+
+		if (missing && strstr(missing, "9p"))
+			k->no_hostfs =
+				xasprintf("%s has no 9p modules (missing: %s)",
+					  pkg ? pkg : k->dir, missing);
+		free(missing);
+	}
 	free(pkg);
 	free(ver);
 	free(ok);
@@ -97,8 +106,9 @@ void kernel_refresh(struct kernel_info *k)
 	free(k->modules);
 	free(k->dbg_package);
 	free(k->btf_names);
+	free(k->no_hostfs);
 	k->release = k->package = k->modules = NULL;
-	k->dbg_package = k->btf_names = NULL;
+	k->dbg_package = k->btf_names = k->no_hostfs = NULL;
 	debian_entry(k);
 }
 
@@ -242,6 +252,20 @@ static void resolve_path(const char *spec, struct kernel_info *k)
 		usage_error(
 			"--kernel %s: no .config or config in %s (bpk checks that the kernel has what the appliance needs)",
 			spec, dir);
+	{
+		char *config = read_file(k->config, 1 << 24, NULL);
+		char *fs = kconfig_value(config, "CONFIG_9P_FS");
+		char *net = kconfig_value(config, "CONFIG_NET_9P_VIRTIO");
+
+		/* its modules do not come with it: built in or nothing */
+		if (!fs || strcmp(fs, "y") || !net || strcmp(net, "y"))
+			k->no_hostfs = xasprintf(
+				"its config has CONFIG_9P_FS=%s, CONFIG_NET_9P_VIRTIO=%s (both =y are needed)",
+				fs ? fs : "(not set)", net ? net : "(not set)");
+		free(fs);
+		free(net);
+		free(config);
+	}
 	d = digest_new();
 	if (digest_add_file(d, k->image))
 		die("--kernel %s: cannot read %s: %s", spec, k->image,

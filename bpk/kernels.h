@@ -25,6 +25,9 @@ struct kernel_info {
 	char *make_vars[3]; /* NAME=VALUE for make, NULL-ended */
 	char *btf_names; /* Debian's: func/tp names of its BTF (btf-names) */
 	char *dbg_package; /* Debian's: the package vmlinux comes from */
+	char *no_hostfs; /* why its guest cannot mount the host's /usr over
+			  * 9p, or NULL
+			  */
 };
 
 /* "ours", "debian", "debian:RELEASE" (resolved with apt: a release the

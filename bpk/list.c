@@ -194,7 +194,7 @@ int do_check(int argc, char **argv)
 {
 	const char *spec = "ours";
 	struct kernel_info k;
-	struct item items[4 + KCONFIG_NEEDS];
+	struct item items[5 + KCONFIG_NEEDS];
 	struct kconfig_item conf[KCONFIG_NEEDS];
 	char *config, err[512];
 	long long helper = -1;
@@ -260,6 +260,11 @@ int do_check(int argc, char **argv)
 	item(&items[n++], "kernel.destructive_bpf_enabled sysctl", sysctl, "%s",
 	     sysctl ? "sysctl_destructive_bpf_enabled" :
 		      "no sysctl_destructive_bpf_enabled symbol");
+	/* not needed to run, needed for host programs in the guest */
+	item(&items[n++], "host programs in the guest (9p)", !k.no_hostfs,
+	     "%s",
+	     k.no_hostfs ? k.no_hostfs :
+			   "its guest can mount the host's /usr (--host-fs)");
 	config = read_file(k.config, 1 << 24, NULL);
 	if (!config)
 		die("%s: %s (the kernel's config)", k.config, strerror(errno));
@@ -299,8 +304,12 @@ int do_check(int argc, char **argv)
 	{
 		char *real = abs_path(k.dir);
 
-		printf("kernel: %s (%s%s%s)\n", real ? real : k.dir, k.spec,
-		       k.release ? ", " : "", k.release ? k.release : "");
+		/* a path names its dir already */
+		if (strcmp(k.flavor, "path"))
+			printf("kernel: %s (%s)", k.spec, real ? real : k.dir);
+		else
+			printf("kernel: %s", k.spec);
+		printf(", release %s\n", k.release ? k.release : "unknown");
 		free(real);
 	}
 	for (int i = 0; i < n; i++)

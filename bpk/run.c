@@ -1896,6 +1896,10 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		free(hostfs_why);
 		hostfs_why = NULL;
 	}
+	if (hostfs_why && k->no_hostfs)
+		usage_error(
+			"the workload needs the host's file system over 9p (%s), which the %s kernel cannot mount: %s",
+			hostfs_why, k->spec, k->no_hostfs);
 	if (o->restore) {
 		if (snapshot_meta_read(o->restore, &snap, err, sizeof(err)))
 			usage_error("--restore %s: %s", o->restore, err);
