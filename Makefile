@@ -262,7 +262,7 @@ $(BPK): $(BPK_SRCS) $(BPK_HDRS) $(BPK_GEN)
 # argv building, every parser of guest bytes), with ASan and UBSan, and the
 # command-line tests.
 CB := $(BUILD)/collector
-UNIT_TESTS := $(BK)/record-test $(BK)/json-writer-test $(BK)/protocol-test $(BK)/prog-test \
+UNIT_TESTS := $(BK)/record-test $(BK)/json-writer-test $(BK)/protocol-test $(BK)/prog-test $(BK)/kconfig-test \
 	$(BK)/prog-test.bpf.o $(CB)/unit-tests
 ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 $(BK)/record-test: bpk/tests/record-test.c bpk/record.c bpk/json_writer.c bpk/tests/check.h bpk/record.h bpk/json_writer.h $(BPK_GEN)
@@ -276,6 +276,11 @@ $(BK)/protocol-test: bpk/tests/protocol-test.c bpk/protocol.c bpk/escape.c bpk/q
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
 		$(filter %.c,$^) bpk/config.c -lcrypto
+$(BK)/kconfig-test: bpk/tests/kconfig-test.c bpk/kconfig.c bpk/util.c bpk/config.c bpk/json_writer.c bpk/proc.c \
+		bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
+		$(filter %.c,$^) -ljansson -lcrypto
 # a user's program read as a trigger, on an object built as bpk builds one
 $(BK)/prog-test.bpf.o: bpk/tests/prog-test.bpf.c triggers/sdk/bpk/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
 	@mkdir -p $(@D)

@@ -582,6 +582,7 @@ if [[ " $missing " == *" lkdtm "* ]]; then
 		build_lkdtm
 		missing=${missing// lkdtm/}
 	else
+		rm -rf "$entry/.lkdtm"
 		say "lkdtm: $lkdtm (the warn and hung_task examples need it)"
 	fi
 fi
