@@ -38,7 +38,7 @@ quick() {
 	need_cmd objcopy binutils
 	objcopy --remove-section='.rela.debug_*' "$in" "$out" 2>"$out.log" ||
 		die "objcopy $in failed: $(tail -2 "$out.log" | tr '\n' ' ')"
-	if ! readelf -S "$out" | grep -q '\.gdb_index'; then
+	if ! grep -q '\.gdb_index' <<<"$(readelf -S "$out")"; then
 		gdb-add-index "$out" >"$out.log" 2>&1 || die "gdb-add-index $in failed: $(tail -2 "$out.log" | tr '\n' ' ')"
 	fi
 	rm -f "$out.log"

@@ -19,7 +19,7 @@ shift
 busybox=${BUSYBOX:-/bin/busybox}
 [[ -x $busybox ]] || die "$busybox: not found (install Debian package busybox-static)"
 # The guest has no dynamic loader: everything in it must be static.
-if readelf -l "$busybox" | grep -q 'program interpreter'; then
+if grep -q 'program interpreter' <<<"$(readelf -l "$busybox")"; then
 	die "$busybox is dynamically linked (install Debian package busybox-static)"
 fi
 need_cmd cpio cpio
@@ -43,7 +43,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 # paths ldd resolves them to (the guest's libc is the build machine's).
 add_libs() {
 	local lib
-	readelf -l "$1" 2>/dev/null | grep -q 'program interpreter' || return 0
+	grep -q 'program interpreter' <<<"$(readelf -l "$1" 2>/dev/null)" || return 0
 	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
 		[[ -e $stage$lib ]] && continue
 		mkdir -p "$stage$(dirname "$lib")"

@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "bpk.h"
+#include "kernels.h"
 #include "proc.h"
 #include "record.h"
+#include "run.h"
 
 struct kernel_row {
 	char kver[128], version[128];
@@ -83,15 +85,124 @@ static int kernel_rows(struct kernel_row **rows)
 	return n;
 }
 
+/* --- bpk kernels --measure K */
+
+/* One run of the demo trigger on @spec with a reservation of @mib MiB, the
+ * guest's own check off: did a verified dump come back?
+ */
+static bool dumps_with(const char *self, const char *spec, int mib,
+		       const char *runs)
+{
+	char ck[32], el[32];
+	const char *argv[] = { self,
+			       "--runs",
+			       runs,
+			       "run",
+			       "syscall_errno",
+			       "syscall=openat",
+			       "errno=ENOENT",
+			       "comm=bpk-demo",
+			       "--kernel",
+			       spec,
+			       "--crashkernel",
+			       ck,
+			       "--no-reservation-check",
+			       "--no-report",
+			       "--no-build",
+			       "--quiet",
+			       "--timeout",
+			       "240",
+			       NULL };
+	int64_t t0 = now_ms();
+	int rc;
+
+	snprintf(ck, sizeof(ck), "%dM", mib);
+	rc = proc_wait_quiet(argv);
+	fprintf(stderr, "kernels: crashkernel=%dM: %s (%s)\n", mib,
+		rc ? "no dump" : "dumped",
+		fmt_ms(now_ms() - t0, el, sizeof(el)));
+	return rc == 0;
+}
+
+/*
+ * The smallest reservation that dumps, found by halving between one that
+ * does not (32M: no capture kernel of ours fits) and one that does (512M,
+ * tried first), in steps of 16M; kept with a Debian kernel, doubled, as its
+ * default.
+ */
+static int measure(const char *spec)
+{
+	struct kernel_info k;
+	struct run_opts o;
+	char self[4096], *runs, *script;
+	ssize_t sl;
+	int lo = 32, hi = 512;
+
+	kernel_resolve(spec, &k);
+	run_opts_init(&o);
+	run_build(&o, &k);
+	kernel_refresh(&k);
+	kernel_refuse_unfit(&k);
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl <= 0)
+		die("/proc/self/exe: %s", strerror(errno));
+	self[sl] = '\0';
+	runs = xasprintf("%s/measure-%s", paths.runs, k.name);
+	if (mkdir_p(runs, 0700))
+		die("%s: %s", runs, strerror(errno));
+	fprintf(stderr,
+		"kernels: measuring %s's crash reservation: the smallest that dumps, between %dM and %dM (runs in %s)\n",
+		k.spec, lo, hi, runs);
+	if (!dumps_with(self, k.spec, hi, runs))
+		die("%s does not dump even with crashkernel=%dM: see the runs in %s",
+		    k.spec, hi, runs);
+	while (hi - lo > 16) {
+		int mid = (lo + hi) / 2 / 16 * 16;
+
+		if (dumps_with(self, k.spec, mid, runs))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	printf("%s: the smallest reservation that dumps is %dM; its default: %dM\n",
+	       k.spec, hi, 2 * hi);
+	if (strcmp(k.flavor, "debian"))
+		return 0;
+	script = path_join(paths.top, "appliance/debian-kernel.sh");
+	{
+		char mib[16];
+		const char *argv[] = { script, "crashkernel", k.dir, mib,
+				       NULL };
+		struct spawn sp = {
+			.argv = argv, .in = -1, .out = -1, .err = 2
+		};
+		pid_t pid;
+
+		snprintf(mib, sizeof(mib), "%d", hi);
+		pid = proc_spawn(&sp);
+		if (pid < 0 || proc_wait(pid))
+			die("%s crashkernel %s %s failed", script, k.dir, mib);
+	}
+	free(script);
+	free(runs);
+	return 0;
+}
+
 static void usage_kernels(void)
 {
 	printf("usage: bpk [-j] kernels [--cached]\n"
+	       "       bpk kernels --measure K\n"
 	       "\n"
 	       "The Debian kernels a run can boot (--kernel debian:RELEASE): every\n"
 	       "linux-image the archive serves, with its download size and its debug\n"
 	       "package's (read when a dump is analysed; a release without one is\n"
 	       "refused), and what the cache holds of each. --cached: only those\n"
-	       "in the cache. Also: ours (make kernel) and PATH (a kernel you built).\n");
+	       "in the cache. Also: ours (make kernel) and PATH (a kernel you built).\n"
+	       "\n"
+	       "--measure K: boot kernel K with smaller and smaller crash reservations\n"
+	       "(halving between 32M and 512M, 16M steps, 4-6 runs) to find the\n"
+	       "smallest that dumps; a Debian kernel keeps it, doubled, as its\n"
+	       "default --crashkernel (in its cache entry).\n");
 }
 
 int do_kernels(int argc, char **argv)
@@ -107,6 +218,11 @@ int do_kernels(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--cached")) {
 			cached_only = true;
+		} else if (!strcmp(argv[i], "--measure")) {
+			if (i + 1 >= argc || !*argv[i + 1])
+				usage_error(
+					"--measure needs a kernel (bpk kernels --help)");
+			return measure(argv[i + 1]);
 		} else {
 			usage_error(
 				"kernels: unknown argument '%s' (bpk kernels --help)",
