@@ -29,7 +29,7 @@ check debian.version_matches_source "$pkg $ver; linux-source-6.1 $src_ver" \
 	test "$ver" = "$src_ver" -a "$kver" = "${pkg#linux-image-}"
 check debian.package_name "${pkg:-no package= in the ok file of the cache entry}" grep -qE '^linux-image-6\.1\.0-[0-9]+-amd64$' <<<"$pkg"
 check debian.cache_outside_clone "$(readlink -f "$dk")" \
-	test "$(readlink -f "${BPK_CACHE:-$HOME/.cache/bpf-panic-kdump}/debian/$ver")" = "$(readlink -f "$dk")"
+	test "$(readlink -f "${BPK_CACHE:-$HOME/.cache/bpf-panic-kdump}/debian/${kver}_$ver")" = "$(readlink -f "$dk")"
 
 t0=$(now_ms)
 rc=0

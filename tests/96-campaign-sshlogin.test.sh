@@ -22,7 +22,7 @@ PATH=$out/shim:$PATH run_campaign ssh 0 syscall_errno syscall=openat errno=ENOEN
 	--sshlogin : --runs "$out/runs" --timeout 120 -- sh -c 'exec 3</no-such-file-from-cmd' || exit 0
 pa=$(tr '\n' ' ' <"$out/parallel.args" 2>/dev/null || true)
 check ssh.parallel_given "parallel's arguments: ${pa:-none}" \
-	grep -qF -- "--sshlogin : --return $camp/attempts/{} " <<<"${pa:-none}"
+	grep -qF -- "--sshlogin : --return $camp/attempts/{1} " <<<"${pa:-none}"
 check_file_has ssh.joblog_host "$camp/joblog" $'^1\t:\t'
 # the command line reaches each attempt's bpk run word for word, after --
 cmd=$(sed -n '/^--$/,$p' "$out/parallel.args" 2>/dev/null | tr '\n' '|' || true)
