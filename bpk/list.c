@@ -261,8 +261,7 @@ int do_check(int argc, char **argv)
 	     sysctl ? "sysctl_destructive_bpf_enabled" :
 		      "no sysctl_destructive_bpf_enabled symbol");
 	/* not needed to run, needed for host programs in the guest */
-	item(&items[n++], "host programs in the guest (9p)", !k.no_hostfs,
-	     "%s",
+	item(&items[n++], "host programs in the guest (9p)", !k.no_hostfs, "%s",
 	     k.no_hostfs ? k.no_hostfs :
 			   "its guest can mount the host's /usr (--host-fs)");
 	config = read_file(k.config, 1 << 24, NULL);
