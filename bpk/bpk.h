@@ -107,6 +107,8 @@ int mkdir_p(const char *path, mode_t mode);
 char *read_file(const char *path, size_t max, size_t *len);
 /* The first line of a small file, its newline dropped; NULL with errno. */
 char *read_line_file(const char *path);
+/* Copy @src (at most 64 MiB) to @dst, a new file; 0 or -1 with errno. */
+int copy_file_small(const char *src, const char *dst);
 /* Does @s hold a byte below 0x20, or 0x7f? */
 bool has_control(const char *s);
 /* realpath(3), or NULL with errno */

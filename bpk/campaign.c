@@ -110,7 +110,8 @@ static void usage_campaign(void)
 	       "  --repeat N       workload runs per attempt (1; 0: until the timeout)\n"
 	       "  --sshlogin LIST  GNU parallel's own option, passed on: attempts run\n"
 	       "                   on those machines too (\":\" is this one); each needs\n"
-	       "                   bpk and the appliance built at this same path\n"
+	       "                   a built clone and its bpk on the login's PATH,\n"
+	       "                   checked before the first attempt\n"
 	       "\n"
 	       "The workload sees BPK_ATTEMPT (the attempt number) and, restored,\n"
 	       "BPK_SEED (host random bytes: restored guests share the snapshot's random\n"
@@ -622,7 +623,7 @@ static bool read_events(struct campaign *c, int fd, char *buf, size_t size,
 
 /* parallel runs the attempts; this loop hears them until it is done. */
 static int supervise(struct campaign *c, const struct strv *argv,
-		     const char *numbers)
+		     const char *numbers, const char *cwd)
 {
 	char *fifo = path_join(c->dir, "events"), buf[4096];
 	size_t have = 0;
@@ -654,6 +655,7 @@ static int supervise(struct campaign *c, const struct strv *argv,
 	 */
 	s.new_group = true;
 	s.die_with_parent = true;
+	s.cwd = cwd;
 	c->parallel = proc_spawn(&s);
 	close(in);
 	if (c->parallel < 0)
@@ -760,6 +762,27 @@ struct outcome_count {
 	char *first_run;
 };
 
+/* An attempt's run as it is here: one made on another machine names its
+ * path there; parallel brought it back into the attempt's runs/.
+ */
+static char *local_run(const char *adir, const char *run)
+{
+	const char *base = strrchr(run, '/');
+	char *here;
+
+	if (!*run || !base)
+		return xstrdup(run);
+	/* under this attempt's dir here, wherever the record says it was
+	 * made (another login on this very machine names a path that exists
+	 * here too)
+	 */
+	here = xasprintf("%s/runs/%s", adir, base + 1);
+	if (is_dir(here))
+		return here;
+	free(here);
+	return xstrdup(run);
+}
+
 /* attempts.tsv from every attempt's record; an attempt that began (its
  * dir is there) and wrote none was killed before it could. Also what each
  * kernel's attempts came to, into @gs (one a kernel).
@@ -833,7 +856,7 @@ static void tabulate(struct campaign *c, struct outcome_count *k,
 		}
 		if (*jget(j, "run")) {
 			free(g->last_run);
-			g->last_run = xstrdup(jget(j, "run"));
+			g->last_run = local_run(adir, jget(j, "run"));
 		}
 		if (*jget(j, "release") && !g->release)
 			g->release = xstrdup(jget(j, "release"));
@@ -859,7 +882,7 @@ static void tabulate(struct campaign *c, struct outcome_count *k,
 				k->first = n;
 				k->first_at = ms;
 				free(k->first_run);
-				k->first_run = xstrdup(jget(j, "run"));
+				k->first_run = local_run(adir, jget(j, "run"));
 			}
 			/* the same within the kernel */
 			if (g->first != gw &&
@@ -867,7 +890,7 @@ static void tabulate(struct campaign *c, struct outcome_count *k,
 				g->first = n;
 				g->first_at = ms;
 				free(g->first_run);
-				g->first_run = xstrdup(jget(j, "run"));
+				g->first_run = local_run(adir, jget(j, "run"));
 			}
 		}
 		if (json_is_number(json_object_get(j, "to_armed_s")))
@@ -993,6 +1016,79 @@ static void write_summary(struct campaign *c, const struct outcome_count *k,
 }
 
 /*
+ * How an attempt finds bpk: this machine's is this bpk (BPK_SELF, in
+ * parallel's environment, which reaches the local jobs only); another
+ * machine's is the one on its login's PATH.
+ */
+#define FIND_BPK                                                                       \
+	"b=${BPK_SELF:-$(command -v bpk)}; "                                           \
+	"if [ -z \"$b\" ] || [ ! -x \"$b\" ]; then "                                   \
+	"echo \"bpk: error: $(hostname) ($(id -un)): no bpk on PATH ($PATH): install " \
+	"it there (make install) or put a built clone's build/bpk on PATH\" >&2; "     \
+	"exit 2; fi; exec \"$b\" \"$@\""
+
+/*
+ * What parallel sends to the other machines must have a name relative to
+ * the runs dir: the workload and the program are copied into the campaign
+ * dir, and sent from there.
+ */
+static void remote_files(struct campaign *c, const char *at)
+{
+	if (c->workload) {
+		char *copy = path_join(c->dir, "workload");
+
+		if (copy_file_small(c->workload, copy) || chmod(copy, 0700))
+			die("%s: %s", copy, strerror(errno));
+		free(c->workload);
+		c->workload = xasprintf("%s/workload", at);
+		free(copy);
+	}
+	if (c->prog_obj) {
+		char *copy = path_join(c->dir, "prog.bpf.o");
+
+		if (copy_file_small(c->prog_obj, copy))
+			die("%s: %s", copy, strerror(errno));
+		free(c->prog_obj);
+		c->prog_obj = xasprintf("%s/prog.bpf.o", at);
+		free(copy);
+	}
+}
+
+/*
+ * Before the first attempt: every machine of --sshlogin answers with its
+ * bpk's version (what it needs: bpk and the appliance built, see
+ * docs/campaigns.md). One that cannot ends the campaign here, named.
+ */
+static void check_hosts(struct campaign *c, const char *self)
+{
+	const char *argv[] = { "parallel",   "--nonall",  "--tag",
+			       "--sshlogin", c->sshlogin, "-q",
+			       "sh",	     "-c",	  FIND_BPK,
+			       "bpk",	     "--version", NULL };
+	char *out = NULL, *err = NULL;
+	int rc;
+
+	if (setenv("BPK_SELF", self, 1))
+		die("setenv: %s", strerror(errno));
+	rc = proc_capture(argv, &out, &err);
+	if (rc) {
+		char *last = err && *err ? err : out ? out : "no output";
+		size_t l = strlen(last);
+
+		while (l && last[l - 1] == '\n')
+			last[--l] = '\0';
+		die("--sshlogin %s: a machine cannot run the attempts (exit %d): %s",
+		    c->sshlogin, rc,
+		    strrchr(last, '\n') ? strrchr(last, '\n') + 1 : last);
+	}
+	for (char *l = out ? strtok(out, "\n") : NULL; l;
+	     l = strtok(NULL, "\n"))
+		camp_log(c, "machine %s", l);
+	free(out);
+	free(err);
+}
+
+/*
  * The engine: the attempts through parallel, every kernel's @per of them,
  * until each kernel has fired or run out; tabulated and summed up in a dir
  * of their own under paths.runs. parallel's exit status.
@@ -1001,7 +1097,8 @@ static int engine(struct campaign *c, struct outcome_count *k,
 		  struct group_out *gs)
 {
 	struct strv pa = { 0 };
-	char self[4096], *numbers, *logp, *joblog, *adir, el[32];
+	char self[4096], *numbers, *logp, *joblog, *adir, *at, el[32];
+	bool remote;
 	ssize_t sl;
 	int prc;
 	int64_t wall;
@@ -1039,6 +1136,16 @@ static int engine(struct campaign *c, struct outcome_count *k,
 		die("/proc/self/exe: %s", strerror(errno));
 	self[sl] = '\0';
 	joblog = path_join(c->dir, "joblog");
+	/* other machines: the attempts name the campaign dir relative to
+	 * the runs dir, where parallel starts (here) and to the login dir
+	 * (there), and parallel brings each attempt's dir back into it
+	 */
+	remote = c->sshlogin && strcmp(c->sshlogin, ":");
+	at = remote ? xstrdup(strrchr(c->dir, '/') + 1) : xstrdup(c->dir);
+	if (remote) {
+		remote_files(c, at);
+		check_hosts(c, self);
+	}
 	strv_add(&pa, "parallel");
 	strv_add(&pa, "--jobs");
 	strv_addf(&pa, "%d", c->jobs);
@@ -1066,12 +1173,27 @@ static int engine(struct campaign *c, struct outcome_count *k,
 			strv_add(&pa, c->prog_obj);
 		}
 		strv_add(&pa, "--return");
-		strv_addf(&pa, "%s/attempts/{1}", c->dir);
+		strv_addf(&pa, "%s/attempts/{1}", at);
+		/* what was sent and brought back goes from the other
+		 * machines
+		 */
+		if (remote)
+			strv_add(&pa, "--cleanup");
 	}
 	strv_add(&pa, "-q");
-	strv_add(&pa, self);
+	if (remote) {
+		/* here this bpk (BPK_SELF); there the one on the login's
+		 * PATH
+		 */
+		strv_add(&pa, "sh");
+		strv_add(&pa, "-c");
+		strv_add(&pa, FIND_BPK);
+		strv_add(&pa, "bpk");
+	} else {
+		strv_add(&pa, self);
+	}
 	strv_add(&pa, "--runs");
-	strv_addf(&pa, "%s/attempts/{1}/runs", c->dir);
+	strv_addf(&pa, "%s/attempts/{1}/runs", at);
 	strv_add(&pa, "run");
 	if (c->prog_obj) {
 		strv_add(&pa, "--prog");
@@ -1092,7 +1214,7 @@ static int engine(struct campaign *c, struct outcome_count *k,
 	strv_add(&pa, "--attempt");
 	strv_add(&pa, "{1}");
 	strv_add(&pa, "--campaign");
-	strv_add(&pa, c->dir);
+	strv_add(&pa, at);
 	strv_add(&pa, "--no-build");
 	strv_add(&pa, "--quiet");
 	if (!c->fresh) {
@@ -1126,11 +1248,14 @@ static int engine(struct campaign *c, struct outcome_count *k,
 			c->kernels.n, c->per, c->jobs,
 			c->fresh ? "fresh" : "snapshot", c->trigger, c->dir);
 	c->t_start = now_ms();
-	prc = supervise(c, &pa, numbers);
+	if (setenv("BPK_SELF", self, 1))
+		die("setenv: %s", strerror(errno));
+	prc = supervise(c, &pa, numbers, remote ? paths.runs : NULL);
 	wall = now_ms() - c->t_start;
 	unlink(numbers);
 	free(numbers);
 	free(joblog);
+	free(at);
 	strv_free(&pa);
 	tabulate(c, k, gs);
 	write_summary(c, k, gs, wall, prc);

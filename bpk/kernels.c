@@ -182,14 +182,19 @@ static char *bzimage_release(const char *image, bool *is_bzimage)
 		return NULL;
 	}
 	*is_bzimage = true;
-	off = (unsigned int)(hdr[0x20e] | hdr[0x20f] << 8) + 0x200;
-	if (fseek(f, off, SEEK_SET) || !fgets(ver, sizeof(ver), f)) {
+	off = (unsigned int)(hdr[0x20e] | hdr[0x20f] << 8);
+	/* 0: the image names no version */
+	if (!off || fseek(f, off + 0x200, SEEK_SET) ||
+	    !fgets(ver, sizeof(ver), f)) {
 		fclose(f);
 		return NULL;
 	}
 	fclose(f);
 	ver[strcspn(ver, " \n")] = '\0';
-	return *ver ? xstrdup(ver) : NULL;
+	/* a release is printable words: anything else is not one */
+	if (!*ver || has_control(ver))
+		return NULL;
+	return xstrdup(ver);
 }
 
 /* The first of @names that exists under @dir, or NULL. */

@@ -1000,24 +1000,6 @@ struct run_state {
 
 static struct run_state *cur;
 
-/* Copy @src to @dst (a new file, 0644 under bpk's umask: 0600). */
-static int copy_small(const char *src, const char *dst)
-{
-	size_t len;
-	char *text = read_file(src, 64 << 20, &len);
-	FILE *f;
-	int rc;
-
-	if (!text)
-		return -1;
-	f = fopen(dst, "wx");
-	rc = !f || fwrite(text, 1, len, f) != len;
-	if (f && fclose(f))
-		rc = 1;
-	free(text);
-	return rc ? -1 : 0;
-}
-
 /*
  * The run keeps the program of the user's own it ran: the object, and the
  * source bpk compiled it from, in its prog/ (run.json names the object).
@@ -1037,8 +1019,8 @@ static void keep_prog(const struct run_opts *o, struct run_state *r)
 	/* a source bpk compiled: kept too, beside its object */
 	if (o->prog_compiled)
 		src = xasprintf("%s/%s.bpf.c", dir, o->trigger);
-	if (mkdir(dir, 0700) || copy_small(o->prog_obj, obj) ||
-	    (src && copy_small(o->prog, src))) {
+	if (mkdir(dir, 0700) || copy_file_small(o->prog_obj, obj) ||
+	    (src && copy_file_small(o->prog, src))) {
 		int e = errno;
 
 		/* nothing booted yet: nothing of the run to keep */

@@ -380,3 +380,21 @@ long long parse_num(const char *s, long long min, long long max)
 		return -1;
 	return v;
 }
+
+/* Copy @src to @dst (a new file, 0644 under bpk's umask: 0600). */
+int copy_file_small(const char *src, const char *dst)
+{
+	size_t len;
+	char *text = read_file(src, 64 << 20, &len);
+	FILE *f;
+	int rc;
+
+	if (!text)
+		return -1;
+	f = fopen(dst, "wx");
+	rc = !f || fwrite(text, 1, len, f) != len;
+	if (f && fclose(f))
+		rc = 1;
+	free(text);
+	return rc ? -1 : 0;
+}

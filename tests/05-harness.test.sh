@@ -25,7 +25,7 @@ check harness.no_qemu_left "QEMU processes on this console: ${left:-none}" test 
 # in for a missing kernel image
 one_line harness.bad_input.missing_kernel "no-build/kernel/bzImage: kernel image not found" \
 	env BUILD="$out/no-build" "$bpk" boot --initrd "$initrd" --out "$out/c"
-one_line harness.bad_input.bad_kernel "--kernel '/nonexistent' must be ours or debian" \
+one_line harness.bad_input.bad_kernel "--kernel /nonexistent: No such file or directory (not ours, debian, debian:RELEASE or the path of a kernel)" \
 	"$bpk" boot --kernel /nonexistent --initrd "$initrd" --out "$out/c"
 one_line harness.bad_input.bad_accel "--accel 'fast'" "$bpk" boot --initrd "$initrd" --out "$out/c" --accel fast
 one_line harness.bad_input.bad_timeout "--timeout 'soon'" "$bpk" boot --initrd "$initrd" --out "$out/c" --timeout soon

@@ -119,6 +119,25 @@ check kernels.cloud.btf_names "names from its BTF before the debug package: $got
 one_line kernels.cloud.no_host_programs "cannot mount" "$bpk" --runs "$out/cloud-9p" run syscall_errno syscall=451 errno=ENOSYS \
 	--kernel debian:6.12-cloud --no-build "${cachestat[@]}"
 
+# --- the cloud kernel's crash reservation, measured and kept with it
+rc=0
+"$bpk" --runs "$out/measure" kernels --measure debian:6.12-cloud >"$out/measure.out" 2>&1 || rc=$?
+ok_file=$(find "$cache/debian" -mindepth 2 -maxdepth 2 -path "*/${kcloud}_*/ok" | head -1)
+ck=$(sed -n 's/^crashkernel=//p' "${ok_file:-/nonexistent}" 2>/dev/null || true)
+small=$(sed -n 's/^crashkernel_smallest=//p' "${ok_file:-/nonexistent}" 2>/dev/null || true)
+small_mib=${small%M}
+check kernels.measure.kept "exit $rc: $(grep -m1 'smallest reservation' "$out/measure.out" || tail -1 "$out/measure.out"); kept: crashkernel=${ck:-none}, smallest ${small:-none}" \
+	test "$rc" = 0 -a -n "$ck" -a -n "$small" -a "${ck%M}" = "$((${small_mib:-0} * 2))"
+tries=$(grep -c '^kernels: crashkernel=' "$out/measure.out" || true)
+check kernels.measure.halved "$tries runs: $(grep '^kernels: crashkernel=' "$out/measure.out" | cut -d' ' -f2-3 | tr '\n' ' ')" \
+	test "${tries:-0}" -ge 4 -a "${tries:-0}" -le 7
+one_run cloud2 syscall_errno syscall=openat errno=ENOENT comm=bpk-demo --kernel debian:6.12-cloud --no-report
+if [[ -n $r ]]; then
+	check_field kernels.measure.used "$r" guest.crashkernel "${ck:-none}"
+else
+	fail kernels.measure.used "exit $rc: $(grep -m1 'error:' "$out/cloud2.out" || tail -1 "$out/cloud2.out")"
+fi
+
 # --- matrix: cachestat is ENOSYS on 6.1 only
 rc=0
 "$bpk" -j --runs "$out/matrix" matrix syscall_errno syscall=451 errno=ENOSYS comm=python3 \
