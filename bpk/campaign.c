@@ -799,7 +799,7 @@ static void tabulate(struct campaign *c, struct outcome_count *k,
 		"attempt\thost\tmode\tstart\tend\tseconds\tto_armed_s\toutcome\tcause\trun\treason\tkernel\n");
 	for (int n = 1; n <= c->attempts; n++) {
 		char *adir = xasprintf("%s/attempts/%d", c->dir, n);
-		char *rec = path_join(adir, "attempt.json"), armed[32];
+		char *rec = path_join(adir, "attempt.json"), armed[32], *run;
 		struct group_out *g = &gs[(n - 1) / c->per];
 		const char *kernel = c->kernels.v[(n - 1) / c->per];
 		json_t *j;
@@ -899,12 +899,13 @@ static void tabulate(struct campaign *c, struct outcome_count *k,
 					 json_object_get(j, "to_armed_s")));
 		else
 			armed[0] = '\0';
+		run = local_run(adir, jget(j, "run"));
 		fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			n, jget(j, "host"), jget(j, "mode"), jget(j, "start"),
 			jget(j, "end"),
 			json_number_value(json_object_get(j, "seconds")), armed,
-			out, jget(j, "cause"), jget(j, "run"),
-			jget(j, "reason"), kernel);
+			out, jget(j, "cause"), run, jget(j, "reason"), kernel);
+		free(run);
 		json_decref(j);
 		free(adir);
 		free(rec);
