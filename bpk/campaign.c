@@ -1175,11 +1175,6 @@ static int engine(struct campaign *c, struct outcome_count *k,
 		}
 		strv_add(&pa, "--return");
 		strv_addf(&pa, "%s/attempts/{1}", at);
-		/* what was sent and brought back goes from the other
-		 * machines
-		 */
-		if (remote)
-			strv_add(&pa, "--cleanup");
 	}
 	strv_add(&pa, "-q");
 	if (remote) {
