@@ -49,10 +49,15 @@ if ((rc != 0)); then
 	fail ssh_remote.built "git clone as $ruser: exit $rc: $(tail -1 "$out/remote-clone.out")"
 	exit 0
 fi
-# the same files as here, by hard link: its own cache, no second kernel build
-for e in kernel gdb-index toolbox; do
+# the same files as here, by hard link: its own cache, no second kernel
+# build (not the toolbox: a copy does not match its manifest, and making
+# one needs root's mmdebstrap; that machine reads its dumps with Debian
+# 12's analyzers, asked for below)
+for e in kernel gdb-index; do
 	[[ -d $cache/$e ]] && cp -al "$cache/$e" "$rhome/.cache/bpf-panic-kdump/"
 done
+# its own locks: a hard link to one of root's could not be opened to write
+find "$rhome/.cache" -name '*.lock' -delete
 find "$rhome/.cache" -type d -exec chown "$ruser:" {} +
 rc=0
 as_remote make -C "$rhome/clone" -s run-deps >"$out/remote-build.out" 2>&1 || rc=$?
@@ -79,7 +84,7 @@ ssh-keygen -q -t ed25519 -N '' -f "$out/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$out/client_key"
 chown "$ruser:" "$out/host_key"
 cp "$out/client_key.pub" "$rhome/.ssh/authorized_keys"
-echo "PATH=$rhome/clone/build/bpk:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$rhome/.ssh/environment"
+printf 'PATH=%s\nBPK_ANALYZERS=system\n' "$rhome/clone/build/bpk:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$rhome/.ssh/environment"
 chown -R "$ruser:" "$rhome/.ssh"
 cat >"$out/sshd_config" <<EOF
 Port $port
@@ -115,7 +120,7 @@ check ssh_remote.no_bpk_named "exit $rc: $(grep -m1 'error:' "$out/nobpk.err" ||
 	grep -q "a machine cannot run the attempts .*no bpk on PATH" "$out/nobpk.err"
 check ssh_remote.no_bpk_nothing_booted "attempts: $(listing "${camp:-/nonexistent}/attempts")" \
 	test "$rc" = 1 -a -z "$(listing "${camp:-/nonexistent}/attempts")"
-echo "PATH=$rhome/clone/build/bpk:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$rhome/.ssh/environment"
+printf 'PATH=%s\nBPK_ANALYZERS=system\n' "$rhome/clone/build/bpk:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$rhome/.ssh/environment"
 
 # --- the campaign: two attempts, one a machine, both firing; this machine
 # hears its own at once, the other's when it ends (parallel picks which
@@ -138,8 +143,9 @@ there=$(filed_runs "${camp:-/nonexistent}/attempts/${n:-0}/runs" | tail -1)
 got=$(json_value "${camp:-/nonexistent}/attempts/${n:-0}/attempt.json" "d['outcome']")
 check ssh_remote.dump_came_back "attempt ${n:-none} ran there: outcome $got, its run here: ${there:-none}" \
 	test "$got" = '"fired"' -a -n "$there" -a -s "$there/vmcore" -a -s "$there/report.json"
-got=$(json_value "${there:-/nonexistent}/report.json" "d['cause']['dump']")
-check ssh_remote.dump_confirmed "the dump's cause, read there: $got" test "$got" = '"trigger"'
+got=$(json_value "${there:-/nonexistent}/report.json" "[d['cause']['dump'], d['analyzers']['chosen']['source']]")
+# (system: what that machine's environment asks for)
+check ssh_remote.dump_confirmed "the dump's cause, and the analyzers that read it there: $got" test "$got" = '["trigger", "system"]'
 got=$(awk -F'\t' -v n="${n:-0}" '$1 == n { print $10 }' "${camp:-/nonexistent}/attempts.tsv" 2>/dev/null)
 check ssh_remote.table_says_here "attempts.tsv names its run ${got:-none}" test -n "$got" -a "$got" = "$there"
 q=$(pgrep -u "$ruser" -f qemu-system || true)$(pgrep -f "qemu-system.*$out" || true)
