@@ -33,6 +33,10 @@
 # has the newest analyzers. The archive is $BPK_TOOLBOX_MIRROR, else
 # http://deb.debian.org/debian.
 set -euo pipefail
+# The toolbox is read by every user of the machine (the test user, other
+# clones): made from bpk (umask 077) it would be root's alone, and every
+# other user's analysis would fall back to Debian 12's analyzers.
+umask 022
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/log.sh
