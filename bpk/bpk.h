@@ -85,6 +85,8 @@ void strv_add(struct strv *s, const char *str);
 void strv_addf(struct strv *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strv_free(struct strv *s);
+/* @s's strings with @sep between them; malloc'd. */
+char *strv_join(const struct strv *s, const char *sep);
 /* The NULL-terminated array (valid until the next add). */
 char **strv_argv(struct strv *s);
 
@@ -107,6 +109,10 @@ int mkdir_p(const char *path, mode_t mode);
 char *read_file(const char *path, size_t max, size_t *len);
 /* The first line of a small file, its newline dropped; NULL with errno. */
 char *read_line_file(const char *path);
+/* The last line of @text (NULL reads as ""), its trailing newlines cut in
+ * place: what a program's stderr says last, usually why it failed.
+ */
+char *last_line(char *text);
 /* Copy @src (at most 64 MiB) to @dst, a new file; 0 or -1 with errno. */
 int copy_file_small(const char *src, const char *dst);
 /* Does @s hold a byte below 0x20, or 0x7f? */

@@ -288,22 +288,6 @@ static void parse(struct campaign *c, int argc, char **argv)
 		usage_error("--workload and -- CMD: give one of them");
 }
 
-static char *args_text(const struct strv *s)
-{
-	size_t n = 1;
-	char *t;
-
-	for (int i = 0; i < s->n; i++)
-		n += strlen(s->v[i]) + 1;
-	t = xcalloc(1, n);
-	for (int i = 0; i < s->n; i++) {
-		if (i)
-			strcat(t, " ");
-		strcat(t, s->v[i]);
-	}
-	return t;
-}
-
 /*
  * The kernels, each resolved (bad input before anything is built or
  * booted), then brought up to date: the attempts run with --no-build. A
@@ -314,14 +298,15 @@ static void resolve_kernels(struct campaign *c, struct run_opts *o)
 {
 	char *list = xstrdup(c->kernels_arg ? c->kernels_arg : "ours");
 	char *save = NULL;
+	struct strv words = { 0 };
 	struct kernel_info *ks;
-	int n = 0;
+	int n;
 
 	for (char *w = strtok_r(list, ",", &save); w;
 	     w = strtok_r(NULL, ",", &save))
-		n++;
+		strv_add(&words, w);
 	free(list);
-	list = xstrdup(c->kernels_arg ? c->kernels_arg : "ours");
+	n = words.n;
 	if (!n)
 		usage_error("--kernels '%s' names no kernel", c->kernels_arg);
 	if (!strcmp(c->verb, "campaign") && n > 1)
@@ -332,20 +317,17 @@ static void resolve_kernels(struct campaign *c, struct run_opts *o)
 		usage_error(
 			"--kernels: a bisection needs at least two kernels, the known good one first and the known bad one last");
 	ks = xcalloc((size_t)n, sizeof(*ks));
-	n = 0;
-	for (char *w = strtok_r(list, ",", &save); w;
-	     w = strtok_r(NULL, ",", &save)) {
-		kernel_resolve(w, &ks[n]);
+	for (int i = 0; i < n; i++) {
+		kernel_resolve(words.v[i], &ks[i]);
 		for (int j = 0; j < c->kernels.n; j++)
-			if (!strcmp(c->kernels.v[j], ks[n].spec))
+			if (!strcmp(c->kernels.v[j], ks[i].spec))
 				usage_error("--kernels: %s given twice (as %s)",
-					    ks[n].spec, w);
-		strv_add(&c->kernels, ks[n].spec);
-		if (!strcmp(ks[n].flavor, "path"))
-			kernel_refuse_unfit(&ks[n]);
-		n++;
+					    ks[i].spec, words.v[i]);
+		strv_add(&c->kernels, ks[i].spec);
+		if (!strcmp(ks[i].flavor, "path"))
+			kernel_refuse_unfit(&ks[i]);
 	}
-	free(list);
+	strv_free(&words);
 	if ((long long)c->attempts * n > MAX_ATTEMPTS)
 		usage_error("%d kernels x %d attempts: more than %d attempts",
 			    n, c->attempts, MAX_ATTEMPTS);
@@ -371,7 +353,7 @@ static void validate(struct campaign *c)
 {
 	struct run_opts o;
 	struct kernel_info k;
-	char *args = args_text(&c->targs), *name;
+	char *args = strv_join(&c->targs, " "), *name;
 
 	if (c->prog) {
 		/* compiled and read once, here: every attempt runs the object */
@@ -503,7 +485,7 @@ static void choose_mode(struct campaign *c)
 	 * fresh boots
 	 */
 	req.trigger = c->trigger;
-	req.args = args_text(&c->targs);
+	req.args = strv_join(&c->targs, " ");
 	camp_log(c, "the armed snapshot (%s, %s %s) ...", c->mem, c->trigger,
 		 req.args);
 	if (!snapshot_get(&req, &c->snapshot, err, sizeof(err))) {
@@ -959,7 +941,7 @@ static void write_summary(struct campaign *c, const struct outcome_count *k,
 
 	if (!f)
 		die("%s: %s", path, strerror(errno));
-	args = args_text(&c->targs);
+	args = strv_join(&c->targs, " ");
 	w = jw_new(f);
 	jw_pretty(w, true);
 	jw_start_object(w);
@@ -1073,14 +1055,10 @@ static void check_hosts(struct campaign *c, const char *self)
 		die("setenv: %s", strerror(errno));
 	rc = proc_capture(argv, &out, &err);
 	if (rc) {
-		char *last = err && *err ? err : out ? out : "no output";
-		size_t l = strlen(last);
+		const char *why = last_line(err && *err ? err : out);
 
-		while (l && last[l - 1] == '\n')
-			last[--l] = '\0';
 		die("--sshlogin %s: a machine cannot run the attempts (exit %d): %s",
-		    c->sshlogin, rc,
-		    strrchr(last, '\n') ? strrchr(last, '\n') + 1 : last);
+		    c->sshlogin, rc, *why ? why : "no output");
 	}
 	for (char *l = out ? strtok(out, "\n") : NULL; l;
 	     l = strtok(NULL, "\n"))
@@ -1501,7 +1479,7 @@ static int changelog_between(const char *older, const char *newer,
 	    !ko.package || !strchr(ko.package, ' '))
 		return -1;
 	ver = strchr(ko.package, ' ') + 1;
-	script = path_join(paths.top, "appliance/debian-kernel.sh");
+	script = debian_kernel_script();
 	{
 		const char *argv[] = { script, "changelog", kn.dir, ver, NULL };
 

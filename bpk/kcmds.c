@@ -44,20 +44,13 @@ static const char *mib(long long bytes, char *buf, size_t len)
 /* The rows of debian-kernel.sh list; exits 1 when it fails. */
 static int kernel_rows(struct kernel_row **rows)
 {
-	char *script = path_join(paths.top, "appliance/debian-kernel.sh");
+	char *script = debian_kernel_script();
 	const char *argv[] = { script, "list", NULL };
 	char *out = NULL, *err = NULL, *line, *save = NULL;
 	int rc = proc_capture(argv, &out, &err), n = 0, cap = 0;
 
-	if (rc) {
-		char *last = err ? err : "";
-		size_t l = strlen(last);
-
-		while (l && last[l - 1] == '\n')
-			last[--l] = '\0';
-		die("%s list failed (exit %d): %s", script, rc,
-		    strrchr(last, '\n') ? strrchr(last, '\n') + 1 : last);
-	}
+	if (rc)
+		die("%s list failed (exit %d): %s", script, rc, last_line(err));
 	*rows = NULL;
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -159,19 +152,14 @@ static int measure(const char *spec)
 	       k.spec, hi, 2 * hi);
 	if (strcmp(k.flavor, "debian"))
 		return 0;
-	script = path_join(paths.top, "appliance/debian-kernel.sh");
+	script = debian_kernel_script();
 	{
 		char mib[16];
 		const char *argv[] = { script, "crashkernel", k.dir, mib,
 				       NULL };
-		struct spawn sp = {
-			.argv = argv, .in = -1, .out = -1, .err = 2
-		};
-		pid_t pid;
 
 		snprintf(mib, sizeof(mib), "%d", hi);
-		pid = proc_spawn(&sp);
-		if (pid < 0 || proc_wait(pid))
+		if (proc_run_shown(argv))
 			die("%s crashkernel %s %s failed", script, k.dir, mib);
 	}
 	free(script);

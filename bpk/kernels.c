@@ -63,6 +63,11 @@ static char *entry_name(const char *dir)
 	return base;
 }
 
+char *debian_kernel_script(void)
+{
+	return path_join(paths.top, "appliance/debian-kernel.sh");
+}
+
 /* The Debian kernel entry's facts (its "ok" file), into @k. */
 static void debian_entry(struct kernel_info *k)
 {
@@ -118,22 +123,18 @@ void kernel_refresh(struct kernel_info *k)
 static void resolve_debian_release(const char *spec, struct kernel_info *k)
 {
 	const char *rel = spec + strlen("debian:");
-	char *script = path_join(paths.top, "appliance/debian-kernel.sh");
+	char *script = debian_kernel_script();
 	const char *argv[] = { script, "resolve", rel, NULL };
 	char *out = NULL, *err = NULL, pkg[256], ver[256], kver[256];
-	char *kdir, *msg, *nl;
+	char *kdir, *msg;
 	int rc;
 
 	if (!*rel)
 		usage_error(
 			"--kernel debian: names no release (debian:6.1.0-50-amd64, debian:6.12, debian:6.12-rt ...; bpk kernels lists them)");
 	rc = proc_capture(argv, &out, &err);
-	msg = err ? err : "";
 	/* its last line says why; the script's own name is not the user's */
-	while ((nl = strrchr(msg, '\n')) && !nl[1])
-		*nl = '\0';
-	if ((nl = strrchr(msg, '\n')))
-		msg = nl + 1;
+	msg = last_line(err);
 	if (!strncmp(msg, "debian-kernel.sh: error: ", 25))
 		msg += 25;
 	if (rc == 2)
@@ -344,7 +345,6 @@ char *kernel_missing(const struct kernel_info *k)
 {
 	struct strv m = { 0 };
 	char *out, *how;
-	size_t n = 0;
 	bool ours = !strcmp(k->flavor, "ours");
 
 	how = k->make_vars[0] ?
@@ -363,14 +363,7 @@ char *kernel_missing(const struct kernel_info *k)
 			  k->make_vars[0] ? how :
 			  ours		  ? "make appliance" :
 					    "make debian-appliance");
-	for (int i = 0; i < m.n; i++)
-		n += strlen(m.v[i]) + 2;
-	out = xcalloc(1, n + 1);
-	for (int i = 0; i < m.n; i++) {
-		if (i)
-			strcat(out, ", ");
-		strcat(out, m.v[i]);
-	}
+	out = strv_join(&m, ", ");
 	strv_free(&m);
 	free(how);
 	return out;
@@ -507,7 +500,6 @@ void kernel_refuse_unfit(const struct kernel_info *k)
 {
 	struct strv lack = { 0 };
 	char err[1024];
-	size_t n = 0;
 	char *all;
 
 	if (!strcmp(k->flavor, "ours"))
@@ -517,14 +509,7 @@ void kernel_refuse_unfit(const struct kernel_info *k)
 			    err);
 	if (!lack.n)
 		return;
-	for (int i = 0; i < lack.n; i++)
-		n += strlen(lack.v[i]) + 2;
-	all = xcalloc(1, n + 1);
-	for (int i = 0; i < lack.n; i++) {
-		if (i)
-			strcat(all, "; ");
-		strcat(all, lack.v[i]);
-	}
+	all = strv_join(&lack, "; ");
 	usage_error(
 		"--kernel %s: this kernel lacks what the appliance needs (bpk check --kernel %s): %s",
 		k->spec, k->spec, all);
@@ -553,15 +538,13 @@ int kernel_fetch_vmlinux(const char *vmlinux, char *err, size_t errlen)
 		free(dir);
 		return -1;
 	}
-	script = path_join(paths.top, "appliance/debian-kernel.sh");
+	script = debian_kernel_script();
 	p_info("the dump is read with %s's debug symbols: fetching %s once, into the cache",
 	       kver, dbg);
 	{
 		const char *argv[] = { script, "debug", dir, NULL };
-		struct spawn s = { .argv = argv, .in = -1, .out = -1, .err = 2 };
-		pid_t pid = proc_spawn(&s);
 
-		rc = pid < 0 ? -1 : proc_wait(pid);
+		rc = proc_run_shown(argv);
 	}
 	if (rc || !file_exists(vmlinux))
 		snprintf(err, errlen, "%s debug %s failed (exit %d)", script,

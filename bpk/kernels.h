@@ -73,6 +73,11 @@ int kernel_fetch_vmlinux(const char *vmlinux, char *err, size_t errlen);
 int kernel_has_symbols(const struct kernel_info *k, const char *const *names,
 		       bool *found, char *err, size_t errlen);
 
+/* appliance/debian-kernel.sh, the one place that knows the archive's names
+ * and the cache's Debian entries; malloc'd.
+ */
+char *debian_kernel_script(void);
+
 /* What kernel_has_symbols reads for @k, for messages: the vmlinux, or a
  * Debian kernel's BTF names until its debug package is fetched. Static.
  */

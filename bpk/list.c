@@ -175,15 +175,12 @@ static void item(struct item *it, const char *name, bool yes, const char *fmt,
 /* A Debian release not fetched yet: fetched now (no guest image built). */
 static void fetch_debian(const struct kernel_info *k)
 {
-	char *script = path_join(paths.top, "appliance/debian-kernel.sh");
+	char *script = debian_kernel_script();
 	const char *argv[] = { script, "fetch", k->dir, k->release, NULL };
-	struct spawn s = { .argv = argv, .in = -1, .out = -1, .err = 2 };
-	pid_t pid;
 	int rc;
 
 	p_info("%s is not cached: fetching it", k->spec);
-	pid = proc_spawn(&s);
-	rc = pid < 0 ? -1 : proc_wait(pid);
+	rc = proc_run_shown(argv);
 	if (rc)
 		die("%s fetch %s %s failed (exit %d)", script, k->dir,
 		    k->release, rc);

@@ -185,3 +185,11 @@ int proc_wait_quiet(const char *const argv[])
 
 	return pid < 0 ? -1 : proc_wait(pid);
 }
+
+int proc_run_shown(const char *const argv[])
+{
+	struct spawn s = { .argv = argv, .in = -1, .out = -1, .err = 2 };
+	pid_t pid = proc_spawn(&s);
+
+	return pid < 0 ? -1 : proc_wait(pid);
+}

@@ -30,6 +30,12 @@ struct spawn {
  */
 pid_t proc_spawn(const struct spawn *s);
 
+/* Run @argv, its stdout discarded and its stderr shown (a script's
+ * progress), and wait: its exit status as proc_wait, -1 if it could not be
+ * started.
+ */
+int proc_run_shown(const char *const argv[]);
+
 /* Wait for @pid: its exit status, 128+N when killed by signal N, -1 with
  * errno on a wait error.
  */

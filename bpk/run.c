@@ -678,21 +678,6 @@ static void check_rw_share(const char *dir)
 }
 
 /* "k=v k=v": the arguments as one text */
-static char *joined_args(const struct run_opts *o)
-{
-	size_t n = 1;
-	char *s;
-
-	for (int i = 0; i < o->targs.n; i++)
-		n += strlen(o->targs.v[i]) + 1;
-	s = xcalloc(1, n);
-	for (int i = 0; i < o->targs.n; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, o->targs.v[i]);
-	}
-	return s;
-}
 
 void trigger_check(const char *trigger, const char *args)
 {
@@ -832,7 +817,7 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 			usage_error("not built: %s", missing);
 		free(missing);
 	}
-	args = joined_args(o);
+	args = strv_join(&o->targs, " ");
 	if (o->restore) {
 		accel = qemu_accel(o->accel, k->image);
 		check_restore(o, k, accel, args);
@@ -1527,12 +1512,7 @@ static int run_report(struct run_state *r, const char *form, const char *dir,
 		line += strlen("report.py: error: ");
 		line[strcspn(line, "\n")] = '\0';
 	} else {
-		size_t l = strlen(text);
-
-		while (l && text[l - 1] == '\n')
-			text[--l] = '\0';
-		line = strrchr(text, '\n');
-		line = line ? line + 1 : text;
+		line = last_line(text);
 	}
 	if (why)
 		*why = xstrdup(*line ? line : "report.py said nothing");
@@ -1812,7 +1792,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 
 	validate_after_build(o, k);
 	accel = qemu_accel(o->accel, k->image);
-	args = joined_args(o);
+	args = strv_join(&o->targs, " ");
 	if (mkdir_p(paths.runs, 0700))
 		usage_error("cannot create the runs dir %s: %s", paths.runs,
 			    strerror(errno));
@@ -2284,7 +2264,7 @@ static void restore_auto(struct run_opts *o)
 		usage_error(
 			"--restore '%s': a snapshot dir, auto:armed or auto:unarmed",
 			o->restore);
-	args = joined_args(o);
+	args = strv_join(&o->targs, " ");
 	req.mem = o->mem;
 	req.smp = o->smp;
 	req.accel = o->accel;

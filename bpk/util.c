@@ -398,3 +398,33 @@ int copy_file_small(const char *src, const char *dst)
 	free(text);
 	return rc ? -1 : 0;
 }
+
+char *strv_join(const struct strv *s, const char *sep)
+{
+	size_t n = 1, seplen = strlen(sep);
+	char *t;
+
+	for (int i = 0; i < s->n; i++)
+		n += strlen(s->v[i]) + seplen;
+	t = xcalloc(1, n);
+	for (int i = 0; i < s->n; i++) {
+		if (i)
+			strcat(t, sep);
+		strcat(t, s->v[i]);
+	}
+	return t;
+}
+
+char *last_line(char *text)
+{
+	size_t l;
+	char *nl;
+
+	if (!text)
+		return "";
+	l = strlen(text);
+	while (l && text[l - 1] == '\n')
+		text[--l] = '\0';
+	nl = strrchr(text, '\n');
+	return nl ? nl + 1 : text;
+}

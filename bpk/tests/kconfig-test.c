@@ -45,29 +45,13 @@ static char *edit(const char *config, const char *from, const char *to)
 	return out;
 }
 
-static char *joined(const struct strv *s)
-{
-	size_t n = 1;
-	char *t;
-
-	for (int i = 0; i < s->n; i++)
-		n += strlen(s->v[i]) + 3;
-	t = calloc(1, n);
-	for (int i = 0; i < s->n; i++) {
-		if (i)
-			strcat(t, " | ");
-		strcat(t, s->v[i]);
-	}
-	return t;
-}
-
 /* the missing lines of @config, joined, and how many */
 static int missing(const char *config, bool modules, char **text)
 {
 	struct strv s = { 0 };
 	int n = kconfig_missing(config, modules, &s);
 
-	*text = joined(&s);
+	*text = strv_join(&s, " | ");
 	strv_free(&s);
 	return n;
 }
