@@ -585,6 +585,10 @@ CHECK_TESTS := $(sort $(wildcard tests/check/*.test.sh))
 # campaign, which wants what a run needs)
 check: $(UNIT_TESTS) $(BPK) $(BPK_ASAN) $(BPK_MAN) $(FIRE_DECODE) $(TRIGGERCTL) $(FUZZ_TARGETS) $(DEBIAN_OK) $(RUN_DEPS)
 	tests/run-all.sh $(CHECK_TESTS)
+# What is compiled needs the packages' headers and libraries (libjansson,
+# libelf, libbpf): in a parallel make, not before they are installed.
+$(UNIT_TESTS) $(FUZZ_TARGETS) $(BPK) $(BPK_ASAN) $(TRIGGERCTL) $(FIRE_DECODE): | $(BUILD)/deps.ok
+
 test: toolbox toolbox-sid $(HANG_KO) $(HANG_DEB_KO) $(TRIGGER_TEST_IMG) $(KERNEL_OK) $(BUILD)/guard-initramfs.cpio.gz $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN) $(RUN_DEPS) $(UNIT_TESTS) $(BPK_ASAN) $(BPK_MAN) $(FUZZ_TARGETS)
 	tests/run-all.sh $(CHECK_TESTS) $(sort $(wildcard tests/*.test.sh))
 test: $(FIELD_TEST_DEPS)

@@ -71,6 +71,7 @@ struct campaign {
 	 * default); attempts are @per a kernel, numbered kernel by kernel
 	 */
 	struct strv kernels;
+	struct strv reservations; /* each kernel's crashkernel=, measured */
 	const char *kernels_arg;
 	int per;
 	int *group_winner; /* per kernel, the first of its attempts to fire */
@@ -343,6 +344,11 @@ static void resolve_kernels(struct campaign *c, struct run_opts *o)
 				    ks[i].spec, missing);
 		free(missing);
 		kernel_refuse_unfit(&ks[i]);
+		/* here, once, not in every attempt (nor on every machine:
+		 * the same kernel package needs the same reservation)
+		 */
+		kernel_measure_unmeasured(&ks[i]);
+		strv_add(&c->reservations, ks[i].default_crashkernel);
 	}
 	c->per = c->attempts;
 	c->attempts = c->per * n;
@@ -1037,34 +1043,67 @@ static void remote_files(struct campaign *c, const char *at)
 	}
 }
 
-/*
- * Before the first attempt: every machine of --sshlogin answers with its
- * bpk's version (what it needs: bpk and the appliance built, see
- * docs/campaigns.md). One that cannot ends the campaign here, named.
+/* `bpk ARGS` on every machine of @c's --sshlogin, each output line tagged
+ * with its machine; dies naming @what when one of them fails.
  */
-static void check_hosts(struct campaign *c, const char *self)
+static char *on_every_machine(const struct campaign *c, const char *what,
+			      const char *const *args)
 {
-	const char *argv[] = { "parallel",   "--nonall",  "--tag",
-			       "--sshlogin", c->sshlogin, "-q",
-			       "sh",	     "-c",	  FIND_BPK,
-			       "bpk",	     "--version", NULL };
+	struct strv a = { 0 };
 	char *out = NULL, *err = NULL;
 	int rc;
 
-	if (setenv("BPK_SELF", self, 1))
-		die("setenv: %s", strerror(errno));
-	rc = proc_capture(argv, &out, &err);
+	strv_add(&a, "parallel");
+	strv_add(&a, "--nonall");
+	strv_add(&a, "--tag");
+	strv_add(&a, "--sshlogin");
+	strv_add(&a, c->sshlogin);
+	strv_add(&a, "-q");
+	strv_add(&a, "sh");
+	strv_add(&a, "-c");
+	strv_add(&a, FIND_BPK);
+	strv_add(&a, "bpk");
+	for (int i = 0; args[i]; i++)
+		strv_add(&a, args[i]);
+	rc = proc_capture((const char *const *)strv_argv(&a), &out, &err);
+	strv_free(&a);
 	if (rc) {
 		const char *why = last_line(err && *err ? err : out);
 
-		die("--sshlogin %s: a machine cannot run the attempts (exit %d): %s",
-		    c->sshlogin, rc, *why ? why : "no output");
+		die("--sshlogin %s: a machine cannot run the attempts%s%s (exit %d): %s",
+		    c->sshlogin, *what ? " on " : "", what, rc,
+		    *why ? why : "no output");
 	}
-	for (char *l = out ? strtok(out, "\n") : NULL; l;
-	     l = strtok(NULL, "\n"))
+	free(err);
+	return out ? out : xstrdup("");
+}
+
+/*
+ * Before the first attempt: every machine of --sshlogin answers with its
+ * bpk's version, and has the appliance built for every kernel of the
+ * campaign (bpk check --built: the attempts run with --no-build; what a
+ * machine needs is in docs/campaigns.md). One that cannot ends the campaign
+ * here, named with what it lacks.
+ */
+static void check_hosts(struct campaign *c, const char *self)
+{
+	const char *version[] = { "--version", NULL };
+	char *out;
+
+	if (setenv("BPK_SELF", self, 1))
+		die("setenv: %s", strerror(errno));
+	out = on_every_machine(c, "", version);
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
 		camp_log(c, "machine %s", l);
 	free(out);
-	free(err);
+	for (int i = 0; i < c->kernels.n; i++) {
+		const char *check[] = { "check", "--built", "--kernel",
+					c->kernels.v[i], NULL };
+
+		free(on_every_machine(c, c->kernels.v[i], check));
+		camp_log(c, "every machine has the appliance built for %s",
+			 c->kernels.v[i]);
+	}
 }
 
 /*
@@ -1106,7 +1145,8 @@ static int engine(struct campaign *c, struct outcome_count *k,
 	if (!nf)
 		die("%s: %s", numbers, strerror(errno));
 	for (int n = 1; n <= c->attempts; n++)
-		fprintf(nf, "%d\t%s\n", n, c->kernels.v[(n - 1) / c->per]);
+		fprintf(nf, "%d\t%s\t%s\n", n, c->kernels.v[(n - 1) / c->per],
+			c->reservations.v[(n - 1) / c->per]);
 	if (fclose(nf))
 		die("%s: %s", numbers, strerror(errno));
 
@@ -1179,6 +1219,8 @@ static int engine(struct campaign *c, struct outcome_count *k,
 		strv_add(&pa, c->targs.v[i]);
 	strv_add(&pa, "--kernel");
 	strv_add(&pa, "{2}");
+	strv_add(&pa, "--crashkernel");
+	strv_add(&pa, "{3}");
 	strv_add(&pa, "--timeout");
 	strv_addf(&pa, "%d", c->timeout);
 	strv_add(&pa, "--mem");
@@ -1422,8 +1464,11 @@ static int bisect_step(const struct campaign *base, const int *idx, int n,
 	struct group_out *gs = xcalloc((size_t)n, sizeof(*gs));
 
 	memset(&c.kernels, 0, sizeof(c.kernels));
-	for (int i = 0; i < n; i++)
+	memset(&c.reservations, 0, sizeof(c.reservations));
+	for (int i = 0; i < n; i++) {
 		strv_add(&c.kernels, base->kernels.v[idx[i]]);
+		strv_add(&c.reservations, base->reservations.v[idx[i]]);
+	}
 	c.attempts = c.per * n;
 	c.dir = NULL;
 	c.log = NULL;

@@ -78,92 +78,21 @@ static int kernel_rows(struct kernel_row **rows)
 	return n;
 }
 
-/* --- bpk kernels --measure K */
-
-/* One run of the demo trigger on @spec with a reservation of @mib MiB, the
- * guest's own check off: did a verified dump come back?
- */
-static bool dumps_with(const char *self, const char *spec, int mib,
-		       const char *runs)
-{
-	char ck[32], el[32];
-	const char *argv[] = {
-		self, "--runs", runs, "run", "syscall_errno", "syscall=openat",
-		"errno=ENOENT", "comm=bpk-demo", "--kernel", spec,
-		"--crashkernel", ck, "--no-reservation-check", "--no-report",
-		"--no-build", "--quiet",
-		/* a capture kernel that dies takes the guest down at
-				* once; one that hangs must not hold the search up
-				*/
-		"--timeout", "120", NULL
-	};
-	int64_t t0 = now_ms();
-	int rc;
-
-	snprintf(ck, sizeof(ck), "%dM", mib);
-	rc = proc_wait_quiet(argv);
-	fprintf(stderr, "kernels: crashkernel=%dM: %s (%s)\n", mib,
-		rc ? "no dump" : "dumped",
-		fmt_ms(now_ms() - t0, el, sizeof(el)));
-	return rc == 0;
-}
-
-/*
- * The smallest reservation that dumps, found by halving between one that
- * does not (32M: no capture kernel of ours fits) and one that does (512M,
- * tried first), in steps of 16M; kept with a Debian kernel, doubled, as its
- * default.
- */
+/* --- bpk kernels --measure K: any kernel, measured before or not */
 static int measure(const char *spec)
 {
 	struct kernel_info k;
 	struct run_opts o;
-	char self[4096], *runs, *script;
-	ssize_t sl;
-	int lo = 32, hi = 512;
+	int mib;
 
 	kernel_resolve(spec, &k);
 	run_opts_init(&o);
 	run_build(&o, &k);
 	kernel_refresh(&k);
 	kernel_refuse_unfit(&k);
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (sl <= 0)
-		die("/proc/self/exe: %s", strerror(errno));
-	self[sl] = '\0';
-	runs = xasprintf("%s/measure-%s", paths.runs, k.name);
-	if (mkdir_p(runs, 0700))
-		die("%s: %s", runs, strerror(errno));
-	fprintf(stderr,
-		"kernels: measuring %s's crash reservation: the smallest that dumps, between %dM and %dM (runs in %s)\n",
-		k.spec, lo, hi, runs);
-	if (!dumps_with(self, k.spec, hi, runs))
-		die("%s does not dump even with crashkernel=%dM: see the runs in %s",
-		    k.spec, hi, runs);
-	while (hi - lo > 16) {
-		int mid = (lo + hi) / 2 / 16 * 16;
-
-		if (dumps_with(self, k.spec, mid, runs))
-			hi = mid;
-		else
-			lo = mid;
-	}
+	mib = kernel_measure(&k);
 	printf("%s: the smallest reservation that dumps is %dM; its default: %dM\n",
-	       k.spec, hi, 2 * hi);
-	if (strcmp(k.flavor, "debian"))
-		return 0;
-	script = debian_kernel_script();
-	{
-		char mib[16];
-		const char *argv[] = { script, "crashkernel", k.dir, mib,
-				       NULL };
-
-		snprintf(mib, sizeof(mib), "%d", hi);
-		if (proc_run_shown(argv))
-			die("%s crashkernel %s %s failed", script, k.dir, mib);
-	}
-	free(script);
-	free(runs);
+	       k.spec, mib, 2 * mib);
 	return 0;
 }
 

@@ -31,7 +31,10 @@
  * smallest that dumps, then doubled: ours needs 48M (44M and 40M die
  * "deadlocked on memory" while unpacking the capture image); Debian's
  * needs 112M (96M does not: its kernel needs 63 MiB to decompress and run
- * in place against our 25, and its capture image carries modules).
+ * in place against our 25, and its capture image carries modules). Any
+ * other Debian kernel is measured on its first run and keeps its own
+ * (measure.c); a kernel of the user's own takes Debian's unless given
+ * --crashkernel (bpk kernels --measure PATH finds its smallest).
  */
 #define OURS_CRASHKERNEL "192M"
 #define DEBIAN_CRASHKERNEL "256M"
@@ -83,10 +86,12 @@ static void debian_entry(struct kernel_info *k)
 		k->modules = xasprintf("%s/modules/lib/modules/%s", k->dir,
 				       k->release);
 	/* measured for this kernel and kept with it (bpk kernels --measure) */
-	if (ck && *ck)
+	if (ck && *ck) {
 		k->default_crashkernel = ck;
-	else
+		k->measured = true;
+	} else {
 		free(ck);
+	}
 	k->btf_names = path_join(k->dir, "btf-names");
 	{
 		char *missing = kv_get(ok, "missing_modules");
@@ -153,6 +158,18 @@ static void resolve_debian_release(const char *spec, struct kernel_info *k)
 	k->make_target = "debian-release-deps";
 	k->make_vars[0] = xasprintf("DEB_KVER=%s", kver);
 	debian_entry(k);
+	/* the default Debian kernel's reservation is the measured one */
+	{
+		char *mine = abs_path(k->dir);
+		char *dflt_dir = path_join(paths.build, "debian-kernel");
+		char *dflt = abs_path(dflt_dir);
+
+		if (mine && dflt && !strcmp(mine, dflt))
+			k->measured = true;
+		free(mine);
+		free(dflt);
+		free(dflt_dir);
+	}
 	if (!k->release)
 		k->release = xstrdup(kver);
 	if (!k->package)
@@ -302,6 +319,7 @@ void kernel_resolve(const char *spec, struct kernel_info *k)
 		k->image = path_join(k->dir, "bzImage");
 		k->root_img = path_join(paths.build, "appliance/root.cpio.gz");
 		k->default_crashkernel = OURS_CRASHKERNEL;
+		k->measured = true;
 		k->make_target = "run-deps";
 		{
 			bool bz;
@@ -315,6 +333,7 @@ void kernel_resolve(const char *spec, struct kernel_info *k)
 		k->root_img =
 			path_join(paths.build, "appliance/debian/root.cpio.gz");
 		k->default_crashkernel = DEBIAN_CRASHKERNEL;
+		k->measured = true;
 		k->preinit = true;
 		k->make_target = "debian-run-deps";
 		debian_entry(k);

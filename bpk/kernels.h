@@ -20,6 +20,7 @@ struct kernel_info {
 	char *name; /* which build: the cache entry's name */
 	char *package, *release; /* Debian's: package + version, uname -r */
 	const char *default_crashkernel; /* measured: see kernels.c */
+	bool measured; /* default_crashkernel was measured for this kernel */
 	bool preinit; /* its drivers are modules: boot with the preinit */
 	const char *make_target; /* what builds the pieces */
 	char *make_vars[3]; /* NAME=VALUE for make, NULL-ended */
@@ -100,5 +101,17 @@ bool kernel_has_bpf_panic(const struct kernel_info *k);
  * debug package), as an absolute path into its cache entry; malloc'd.
  */
 char *kernel_vmlinux_path(const struct kernel_info *k);
+
+/* The smallest crashkernel= that dumps on @k, found by boots (its runs
+ * under paths.runs/measure-NAME) and, for a Debian kernel, kept in its
+ * cache entry, doubled, as its default; in MiB. The kernel must be built.
+ */
+int kernel_measure(struct kernel_info *k);
+
+/* A Debian kernel whose reservation was never measured is measured now,
+ * once (said first; a second bpk waits for the first), and @k's default
+ * is what was measured.
+ */
+void kernel_measure_unmeasured(struct kernel_info *k);
 
 #endif

@@ -138,7 +138,7 @@ int do_list(int argc, char **argv)
 
 static void usage_check(void)
 {
-	printf("usage: bpk [-j] check [--kernel ours|debian|debian:RELEASE|PATH]\n"
+	printf("usage: bpk [-j] check [--kernel ours|debian|debian:RELEASE|PATH] [--built]\n"
 	       "\n"
 	       "What a kernel offers the appliance, read on the host, nothing booted:\n"
 	       "the bpf_panic() helper (BPF_FUNC_panic), the crash_kexec kfunc, the\n"
@@ -148,7 +148,13 @@ static void usage_check(void)
 	       "serial consoles, initramfs), each with what needs it. A Debian\n"
 	       "release is fetched first if it is not cached. Exit 1 if a needed\n"
 	       "option is missing (bpk run refuses such a kernel) or neither\n"
-	       "bpf_panic() nor crash_kexec is there.\n");
+	       "bpf_panic() nor crash_kexec is there.\n"
+	       "\n"
+	       "--built: also that the appliance is built here for the kernel (its\n"
+	       "image and guest image: what a run with --no-build boots); nothing is\n"
+	       "fetched or built, exit 1 naming what is missing. A campaign, matrix\n"
+	       "or bisection asks this of every machine of --sshlogin, for every\n"
+	       "kernel, before the first attempt.\n");
 }
 
 struct item {
@@ -191,11 +197,11 @@ int do_check(int argc, char **argv)
 {
 	const char *spec = "ours";
 	struct kernel_info k;
-	struct item items[5 + KCONFIG_NEEDS];
+	struct item items[6 + KCONFIG_NEEDS];
 	struct kconfig_item conf[KCONFIG_NEEDS];
 	char *config, err[512];
 	long long helper = -1;
-	bool kfunc = false, sysctl = false, ok, conf_ok = true;
+	bool kfunc = false, sysctl = false, ok, conf_ok = true, built = false;
 	int n = 0, nconf;
 
 	for (int i = 0; i < argc; i++) {
@@ -207,6 +213,8 @@ int do_check(int argc, char **argv)
 				usage_error(
 					"--kernel needs a value: ours, debian, debian:RELEASE or a kernel's path");
 			spec = argv[++i];
+		} else if (!strcmp(argv[i], "--built")) {
+			built = true;
 		} else {
 			usage_error(
 				"check: unknown argument '%s' (bpk check --help)",
@@ -214,6 +222,16 @@ int do_check(int argc, char **argv)
 		}
 	}
 	kernel_resolve(spec, &k);
+	if (built) {
+		char *missing = kernel_missing(&k);
+
+		if (*missing)
+			die("the appliance is not built here for %s: %s",
+			    k.spec, missing);
+		free(missing);
+		item(&items[n++], "built here", true,
+		     "%s and its guest image %s", k.image, k.root_img);
+	}
 	if (!strcmp(k.flavor, "debian") && !file_exists(k.config)) {
 		if (strcmp(spec, "debian"))
 			fetch_debian(&k);

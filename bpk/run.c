@@ -742,8 +742,10 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 	/* a kernel of the user's own is judged before anything is built */
 	if (!strcmp(k->flavor, "path"))
 		kernel_refuse_unfit(k);
-	if (!o->crashkernel)
+	if (!o->crashkernel) {
 		o->crashkernel = k->default_crashkernel;
+		o->crashkernel_default = true;
+	}
 	for (int i = 0; i < o->shares.n; i++) {
 		char *d = hostfs_share_path(o->shares.v[i]);
 
@@ -823,6 +825,15 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 		check_restore(o, k, accel, args);
 	}
 	free(args);
+}
+
+void run_reservation(struct run_opts *o, struct kernel_info *k)
+{
+	if (!o->crashkernel_default)
+		return;
+	kernel_refresh(k);
+	kernel_measure_unmeasured(k);
+	o->crashkernel = k->default_crashkernel;
 }
 
 /* The names check reads the kernel: after the build is up to date. */
@@ -2294,6 +2305,7 @@ int do_run(int argc, char **argv)
 	restore_auto(&o);
 	run_validate(&o, &k);
 	run_build(&o, &k);
+	run_reservation(&o, &k);
 	rc = run_execute(&o, &k, &dir);
 	free(dir);
 	return rc;

@@ -38,6 +38,7 @@ struct run_opts {
 	char *share_rw;
 	enum host_fs host_fs;
 	const char *crashkernel; /* NULL: the kernel's default */
+	bool crashkernel_default; /* not given: the kernel's, once measured */
 	bool reservation_check, dry_run, sysctl, panic_on_oops, panic_on_warn;
 	bool report, kexec_checks, open_crash, build;
 	const char *accel; /* auto | tcg | kvm */
@@ -60,6 +61,11 @@ struct run_opts {
 #define DUMP_SLACK (64LL << 20)
 
 void run_opts_init(struct run_opts *o);
+
+/* A run that was given no --crashkernel takes its kernel's measured one,
+ * measuring a Debian kernel first if it never was. After the build.
+ */
+void run_reservation(struct run_opts *o, struct kernel_info *k);
 
 /* The caps of a guest's streams for a guest of @mem bytes. */
 struct guest;

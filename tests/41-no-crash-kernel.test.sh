@@ -5,7 +5,9 @@
 # small for kexec -p to load the crash kernel; 40M, where it loads but could
 # not live (it dies "deadlocked on memory" while unpacking its initramfs;
 # 44M too, 48M dumps, measured with --no-reservation-check):
-# refused with the reservation and the need, in figures.
+# refused with the reservation and the need, in figures. And a guest too
+# small for the default reservation (200M for 192M: the kernel finds no free
+# range for it): refused with the kernel's own words and the guest's memory.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -40,3 +42,13 @@ for ck in none 8M 40M; do
 	check "$name.no_vmcore" "files: $(find "$run" -mindepth 1 -printf '%f ')" \
 		test -s "$run/run.json" -a -z "$(find "$run" -name 'vmcore*')"
 done
+
+# --- the reservation the kernel could not place
+rc=0
+"$bpk" --runs "$out/runs-small" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
+	--mem 200M --timeout 240 >"$out/small.out" 2>"$out/small.err" || rc=$?
+run=$(filed_runs "$out/runs-small" | head -1)
+err=$(grep 'error:' "$out/small.err" | tail -1 || true)
+check no_crash_kernel.small_guest.refused_with_kernel_words "exit $rc: ${err:-no error line}" grep -Eq \
+	'refused to arm: kexec -p failed: no crash kernel: crashkernel=192M reserved nothing \(crashkernel reservation failed - No suitable area found\.; [0-9]+ MiB of memory: more --mem or a smaller --crashkernel\)' <<<"$err"
+check_field no_crash_kernel.small_guest.filed_as_failed "${run:-/nonexistent}" status failed

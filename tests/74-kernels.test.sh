@@ -10,10 +10,13 @@
 #    through the crash_kexec kfunc, and their reports name their release;
 #    the cloud kernel is removed from the cache first, so that its run
 #    fetches it and, when the dump is read, its debug package, saying so
-#    before the download;
+#    before the download; that run measures its crash reservation first
+#    (said, 4-7 boots), keeps it with the kernel and boots with it, and
+#    the next run uses it without measuring again;
 #  - bpk matrix on ours, that 6.1 and 6.12: cachestat (451, from 6.5) is
 #    ENOSYS on both 6.1 kernels only, so syscall_errno errno=ENOSYS fires
-#    there and not on 6.12;
+#    there and not on 6.12; each kernel's attempts boot with its measured
+#    reservation;
 #  - bpk bisect over 6.1-old, 6.1, 6.12 names 6.1 and 6.12 as the boundary,
 #    with the 6.12 changelog since 6.1's version;
 #  - --kernel PATH: our kernel's build dir boots as a kernel of one's own
@@ -119,24 +122,30 @@ check kernels.cloud.btf_names "names from its BTF before the debug package: $got
 one_line kernels.cloud.no_host_programs "cannot mount" "$bpk" --runs "$out/cloud-9p" run syscall_errno syscall=451 errno=ENOSYS \
 	--kernel debian:6.12-cloud --no-build "${cachestat[@]}"
 
-# --- the cloud kernel's crash reservation, measured and kept with it
-rc=0
-"$bpk" --runs "$out/measure" kernels --measure debian:6.12-cloud >"$out/measure.out" 2>&1 || rc=$?
+# --- the cloud kernel's crash reservation: measured by its first run,
+# before that run booted, kept with it and used by it and by the next run
+o=$out/cloud.out
 ok_file=$(find "$cache/debian" -mindepth 2 -maxdepth 2 -path "*/${kcloud}_*/ok" | head -1)
 ck=$(sed -n 's/^crashkernel=//p' "${ok_file:-/nonexistent}" 2>/dev/null || true)
 small=$(sed -n 's/^crashkernel_smallest=//p' "${ok_file:-/nonexistent}" 2>/dev/null || true)
 small_mib=${small%M}
-check kernels.measure.kept "exit $rc: $(grep -m1 'smallest reservation' "$out/measure.out" || tail -1 "$out/measure.out"); kept: crashkernel=${ck:-none}, smallest ${small:-none}" \
-	test "$rc" = 0 -a -n "$ck" -a -n "$small" -a "${ck%M}" = "$((${small_mib:-0} * 2))"
-tries=$(grep -c '^kernels: crashkernel=' "$out/measure.out" || true)
-check kernels.measure.halved "$tries runs: $(grep '^kernels: crashkernel=' "$out/measure.out" | cut -d' ' -f2-3 | tr '\n' ' ')" \
+a=$(grep -n "debian:$(re "$kcloud") has no measured crash reservation: measuring it once" "$o" | head -1 | cut -d: -f1)
+check kernels.measure.announced "$o: announced at line ${a:-none}" test -n "$a"
+check kernels.measure.kept "$(grep -m1 'smallest reservation' "$o" || echo 'no result line'); kept: crashkernel=${ck:-none}, smallest ${small:-none}" \
+	test -n "$ck" -a -n "$small" -a "${ck%M}" = "$((${small_mib:-0} * 2))"
+tries=$(grep -c '^kernels: crashkernel=' "$o" || true)
+check kernels.measure.halved "$tries runs: $(grep '^kernels: crashkernel=' "$o" | cut -d' ' -f2-3 | tr '\n' ' ')" \
 	test "${tries:-0}" -ge 4 -a "${tries:-0}" -le 7
+r=$(filed_runs "$out/cloud" | tail -1)
+check_field kernels.measure.first_run_uses_it "${r:-/nonexistent}" guest.crashkernel "${ck:-none}"
 one_run cloud2 syscall_errno syscall=openat errno=ENOENT comm=bpk-demo --kernel debian:6.12-cloud --no-report
 if [[ -n $r ]]; then
 	check_field kernels.measure.used "$r" guest.crashkernel "${ck:-none}"
 else
 	fail kernels.measure.used "exit $rc: $(grep -m1 'error:' "$out/cloud2.out" || tail -1 "$out/cloud2.out")"
 fi
+n=$(grep -c 'measuring' "$out/cloud2.out" || true)
+check kernels.measure.once "lines about measuring in the second run: ${n:-0}" test "${n:-0}" = 0
 
 # --- matrix: cachestat is ENOSYS on 6.1 only
 rc=0
@@ -151,6 +160,15 @@ check kernels.matrix.dumps "a vmcore where it fired: $got" test "$got" = '[true,
 camp=$(json_value "$out/matrix.json" "d['dir']" | tr -d '"')
 got=$(awk -F'\t' 'NR > 1 { print $12 }' "$camp/attempts.tsv" 2>/dev/null | sort | tr '\n' ' ')
 check kernels.matrix.tsv_kernels "attempts.tsv kernels: ${got:-none}" test "$got" = "debian:$old61 debian:$k612 ours "
+# each kernel's attempts booted with its own measured reservation
+want="" got=""
+for spec in "debian:$old61" "debian:$k612"; do
+	f=$(find "$cache/debian" -mindepth 2 -maxdepth 2 -path "*/${spec#debian:}_*/ok" | head -1)
+	want+="$spec=$(sed -n 's/^crashkernel=//p' "${f:-/nonexistent}" 2>/dev/null) "
+	run=$(awk -F'\t' -v k="$spec" 'NR > 1 && $12 == k { print $10; exit }' "$camp/attempts.tsv" 2>/dev/null)
+	got+="$spec=$(record_field "${run:-/nonexistent}" guest.crashkernel 2>/dev/null) "
+done
+check kernels.matrix.reservations "runs: $got; measured: $want" test -n "$got" -a "$got" = "$want"
 
 # --- bisect: where does it stop firing?
 rc=0

@@ -8,8 +8,9 @@
 # (nothing installed, no service started) and run as that user on a free
 # port, with key login only.
 #  - before the first attempt every machine answers with its bpk's
-#    version; a machine with no bpk on its PATH stops the campaign there,
-#    named, nothing booted;
+#    version and has the appliance built for the campaign's kernel; a
+#    machine with no bpk on its PATH, or one not built for that kernel,
+#    stops the campaign there, named, nothing booted;
 #  - attempts run on both machines (parallel's joblog), both firing: the
 #    one made there, its vmcore and report read there, comes back into this
 #    machine's campaign dir, and the campaign's table names it here;
@@ -121,6 +122,18 @@ check ssh_remote.no_bpk_named "exit $rc: $(grep -m1 'error:' "$out/nobpk.err" ||
 check ssh_remote.no_bpk_nothing_booted "attempts: $(listing "${camp:-/nonexistent}/attempts")" \
 	test "$rc" = 1 -a -z "$(listing "${camp:-/nonexistent}/attempts")"
 printf 'PATH=%s\nBPK_ANALYZERS=system\n' "$rhome/clone/build/bpk:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$rhome/.ssh/environment"
+
+# --- a machine whose clone is not built for the campaign's kernel (Debian's:
+# only make run-deps ran there): named with what it lacks, nothing booted
+rc=0
+"$bpk" --runs "$out/runs-unbuilt" campaign syscall_errno syscall=openat errno=ENOENT comm=flaky \
+	--kernel debian --attempts 2 --jobs 1 --fresh --sshlogin ":,$ssh_cmd $ruser@127.0.0.1" \
+	--workload tests/campaign/on-attempt.sh >"$out/unbuilt.out" 2>"$out/unbuilt.err" || rc=$?
+camp=$({ find "$out/runs-unbuilt" -mindepth 1 -maxdepth 1 -type d -name 'campaign-*' 2>/dev/null || true; } | head -1)
+check ssh_remote.unbuilt_named "exit $rc: $(grep -m1 'error:' "$out/unbuilt.err" || tail -1 "$out/unbuilt.err")" \
+	grep -q "a machine cannot run the attempts on debian (exit 1): .*$ruser@127\.0\.0\.1.*the appliance is not built here for debian: .*make debian-kernel" "$out/unbuilt.err"
+check ssh_remote.unbuilt_nothing_booted "attempts: $(listing "${camp:-/nonexistent}/attempts")" \
+	test "$rc" = 1 -a -z "$(listing "${camp:-/nonexistent}/attempts")"
 
 # --- the campaign: two attempts, one a machine, both firing; this machine
 # hears its own at once, the other's when it ends (parallel picks which
