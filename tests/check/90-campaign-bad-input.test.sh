@@ -123,6 +123,6 @@ pa=$(tr '\n' ' ' <"$out/parallel.args" 2>/dev/null || true)
 check make.campaign_ssh "parallel's arguments: ${pa:-none}" \
 	grep -qF -- "--sshlogin : --basefile $top/tests/campaign/flaky.sh --return $camp/attempts/{1} " <<<"${pa:-none}"
 check make.campaign_run_options "parallel's arguments: ${pa:-none}" \
-	grep -qE -- ' run syscall_errno syscall=openat errno=ENOENT --kernel \{2\} --timeout 77 --mem 512M .*--attempt \{1\} ' <<<"${pa:-none}"
+	grep -qE -- ' run syscall_errno syscall=openat errno=ENOENT --kernel \{2\} --crashkernel \{3\} --timeout 77 --mem 512M .*--attempt \{1\} ' <<<"${pa:-none}"
 check make.campaign_fresh_boots "parallel's arguments: ${pa:-none}" \
 	test -n "$pa" -a -n "${pa##*--restore*}"
