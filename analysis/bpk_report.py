@@ -52,8 +52,16 @@ CRASH_COMMANDS = [
     ("sys", "sys"), ("bt", "bt"), ("log", "log"), ("bpf", "bpf"),
     ("maps", "bpf -M"), ("progs", "bpf -P"), ("kmem", "kmem -i"),
     ("valoff", "px &((struct bpf_array *)0)->value"),
-    ("vm", "vm"), ("ps", "ps"),
+    ("vm", "vm"), ("ps", "ps"), ("cpus", "bt -a"),
 ]
+# crash's bt -a: a block a CPU, each from its task's line
+BT_TASK_RE = re.compile(r'^PID:\s*(\d+)\s+TASK:\s*([0-9a-f]+)\s+CPU:\s*(\d+)\s+COMMAND:\s*"(.*)"\s*$')
+BT_FRAME_RE = re.compile(r"^\s*#(\d+)\s+\[[0-9a-f]+\]\s+(\S+)")
+BT_XRIP_RE = re.compile(r"^\s*\[exception RIP: ([^\]]+)\]")
+BT_RFLAGS_RE = re.compile(r"RFLAGS:\s*([0-9a-f]+)")
+X86_EFLAGS_IF = 0x200
+# the causes whose report shows every CPU's stack
+CPU_CAUSES = ("nmi", "hard_lockup", "stall", "soft_lockup", "rcu_stall", "hung_task")
 # crash's vm: "      VMA           START       END     FLAGS FILE" then one
 # line a VMA (address, start, end, flags in hex, the file if any)
 VM_LINE_RE = re.compile(r"^\s*([0-9a-f]{8,})\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s*(\S*)\s*$")
@@ -658,6 +666,12 @@ class Report:
             oops_lines = (self.evidence() or {}).get("oops_lines")
         return {"message": message, "oops": oops_lines or None, "task": dc or cc}
 
+    def cpus(self):
+        """Every CPU's stack from crash's bt -a, None without crash."""
+        if not self.crash:
+            return None
+        return cpu_stacks(self.cp.sections.get("cpus", []))
+
     def cause_facts(self):
         """The run-level cause (run.json) and the dump-level one (the fire
         record, the dump's log, the panic message), compared: any
@@ -667,6 +681,8 @@ class Report:
                "dump": None, "dump_from": None, "agree": None}
         if self.drgn_ok or self.crash:
             out["dump"], out["dump_from"] = bpk_protocol.dump_cause(self.fire_record, self.evidence())
+            if out["dump"] == "nmi" and self.field("qemu.nmi_injected_ms") is not None:
+                out["dump"], out["dump_from"] = stall_cause(self.cpus(), out["dump_from"])
             out["agree"] = causes_agree(run, out["dump"])
             if out["agree"] is False:
                 self.disagree.append(cause_disagreement(run, out["dump"], out["dump_from"]))
@@ -986,6 +1002,18 @@ class Report:
         self.out("== Backtrace of the panicking task (crash bt)")
         self.lines.extend(s.get("bt", []))
         self.out()
+        if (self.cause or {}).get("dump") in CPU_CAUSES or (self.cause or {}).get("run") in CPU_CAUSES:
+            self.out("== Every CPU (crash bt -a: where each CPU was when the kernel went down;"
+                     " after <NMI exception stack>, the context the NMI interrupted)")
+            for c in self.cpus() or []:
+                irq = ("" if c["irqs_off"] is None else
+                       f", interrupted at {c['nmi_rip']} with interrupts {'off' if c['irqs_off'] else 'on'}")
+                self.out(f"   CPU {c['cpu']}: pid {c['pid']} {c['comm']}{irq}")
+            if has_text("cpus"):
+                self.lines.extend(s["cpus"])
+            else:
+                self.fail("cpus", "bt -a printed nothing")
+            self.out()
         self.out("== Panic or oops as the dying kernel printed it (shows the JITed BPF program frame)")
         self.panic_trace()
         self.out()
@@ -1169,6 +1197,7 @@ class Report:
             "vmcore": ({"path": os.path.abspath(vmcore), "bytes": os.path.getsize(vmcore)}
                        if os.path.exists(vmcore) else None),
             "cause": self.cause,
+            "cpus": self.cpus(),
             "panic": self.panic,
             "fire": {"record": fire is not None, "fields": fire,
                      "source": (None if fire is None else
@@ -1278,10 +1307,65 @@ def line_of(d):
 CONSOLE_COULD_NOT_TELL = ("kexec", "unknown")
 
 
+def cpu_stacks(lines):
+    """crash's bt -a as [{cpu, pid, comm, frames, nmi_rip, rflags,
+    irqs_off}]: nmi_rip and rflags are those of the context an NMI
+    interrupted (crash prints that exception frame, then "--- <NMI
+    exception stack> ---"), None when the CPU was not in one; irqs_off:
+    that context ran with interrupts disabled."""
+    out = []
+    cur = None
+    xrip = xflags = None  # the last exception frame printed
+    for line in lines:
+        m = BT_TASK_RE.match(line)
+        if m:
+            cur = {"cpu": int(m.group(3)), "pid": int(m.group(1)), "comm": bpk_protocol.escape(m.group(4)),
+                   "frames": [], "nmi_rip": None, "rflags": None, "irqs_off": None}
+            out.append(cur)
+            xrip = xflags = None
+            continue
+        if cur is None:
+            continue
+        if "<NMI exception stack>" in line:
+            if xrip is not None and cur["nmi_rip"] is None:
+                cur["nmi_rip"], cur["rflags"] = xrip, xflags
+                cur["irqs_off"] = None if xflags is None else not xflags & X86_EFLAGS_IF
+            continue
+        m = BT_FRAME_RE.match(line)
+        if m:
+            cur["frames"].append(bpk_protocol.escape(m.group(2)))
+            continue
+        m = BT_XRIP_RE.match(line)
+        if m:
+            xrip, xflags = bpk_protocol.escape(m.group(1).strip()), None
+            continue
+        m = BT_RFLAGS_RE.search(line)
+        if m and xrip is not None and xflags is None:
+            xflags = int(m.group(1), 16)
+    return out
+
+
+def stall_cause(cpus, nmi_why):
+    """The host's NMI (--stall) brought the kernel down: a CPU it found
+    running with interrupts off is a hard lockup; else a stall."""
+    if cpus is None:
+        return "stall", f"the host injected the NMI (--stall); crash's bt -a could not say where each CPU was ({nmi_why})"
+    off = [c for c in cpus if c["irqs_off"]]
+    if off:
+        where = "; ".join(f"CPU {c['cpu']} (pid {c['pid']} {c['comm']}) at {c['nmi_rip']}" for c in off)
+        return "hard_lockup", f"the host's NMI (--stall) found interrupts off: {where}"
+    where = "; ".join(f"CPU {c['cpu']} at {c['nmi_rip'] or (c['frames'] or ['?'])[0]}" for c in cpus)
+    return "stall", f"the host's NMI (--stall) found no CPU with interrupts off: {where or 'no CPU listed'}"
+
+
 def causes_agree(run, dump):
     """True if the dump says what the run said, None if the run could not
     tell, False if they differ."""
     if dump == run:
+        return True
+    # the console can only say the host's NMI ended a stall; the dump
+    # tells a hard lockup from the rest
+    if run == "stall" and dump == "hard_lockup":
         return True
     return None if run in CONSOLE_COULD_NOT_TELL else False
 

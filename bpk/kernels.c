@@ -119,6 +119,9 @@ void kernel_refresh(struct kernel_info *k)
 	free(k->no_hostfs);
 	k->release = k->package = k->modules = NULL;
 	k->dbg_package = k->btf_names = k->no_hostfs = NULL;
+	/* a release fetched since kernel_resolve: its entry has a name now */
+	free(k->name);
+	k->name = entry_name(k->dir);
 	debian_entry(k);
 }
 

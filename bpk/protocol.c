@@ -187,6 +187,16 @@ char *guest_cmdline(const struct guest_params *p)
 		add(&line, &len, "oops=panic", NULL);
 	if (p->panic_on_warn)
 		add(&line, &len, "panic_on_warn=1", NULL);
+	if (p->panic_softlockup)
+		add(&line, &len, "softlockup_panic=1", NULL);
+	if (p->panic_hung)
+		add(&line, &len, "hung_task_panic=1", NULL);
+	/* a sysctl with no boot parameter of its own */
+	if (p->panic_rcu)
+		add(&line, &len, "sysctl.kernel.panic_on_rcu_stall=1", NULL);
+	/* the NMI the host injects reaches no handler: it panics */
+	if (p->nmi_panic)
+		add(&line, &len, "unknown_nmi_panic", NULL);
 	if (p->crashkernel && strcmp(p->crashkernel, "none"))
 		add(&line, &len, "crashkernel=%s", p->crashkernel);
 	if (p->preinit)

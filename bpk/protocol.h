@@ -50,6 +50,10 @@ enum pattern_kind {
 	PAT_END_TRACE,
 	PAT_RIP,
 	PAT_TRIGGER, /* our triggers' panic message */
+	/* the lockup and stall detectors set to panic (--panic-on) */
+	PAT_SOFT_LOCKUP,
+	PAT_HUNG_TASK,
+	PAT_RCU_STALL,
 };
 
 enum pattern_scope {
@@ -100,6 +104,8 @@ struct guest_params {
 	int repeat; /* -1: not on the line */
 	bool dry, kexec_checks, sysctl, reservation_check;
 	bool panic_on_oops, panic_on_warn;
+	/* the detectors set to panic (--panic-on), and an NMI (--stall) */
+	bool panic_softlockup, panic_hung, panic_rcu, nmi_panic;
 	bool preinit; /* boot through /etc/bpk/preinit (modules, host view) */
 	bool control; /* a snapshot's guest: wait on the control port */
 	const char *capture_append; /* the crash kernel's extra words */

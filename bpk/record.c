@@ -94,6 +94,7 @@ static int join(char *buf, size_t size, const char *dir, const char *name)
 void record_init(struct run_record *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->qemu.nmi_injected_ms = -1;
 	r->timings.boot_to_armed = RECORD_NO_TIME;
 	r->timings.armed_to_panic = RECORD_NO_TIME;
 	r->timings.panic_to_capture = RECORD_NO_TIME;
@@ -144,6 +145,7 @@ void record_free(struct run_record *r)
 		&r->guest.host_fs,
 		&r->guest.share_rw,
 		&r->qemu.stopped_why,
+		&r->qemu.stall,
 		&r->cause.detail,
 		&r->console.panic_message,
 		&r->console.capture_panic,
@@ -230,6 +232,10 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_start_object(jw);
 	jw_int_field(jw, "exit", r->qemu.exit);
 	jw_string_field(jw, "stopped_why", r->qemu.stopped_why);
+	if (r->qemu.stall)
+		jw_string_field(jw, "stall", r->qemu.stall);
+	if (r->qemu.nmi_injected_ms >= 0)
+		jw_int_field(jw, "nmi_injected_ms", r->qemu.nmi_injected_ms);
 	jw_end_object(jw);
 
 	jw_name(jw, "cause");
@@ -781,6 +787,9 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	qemu = object(rd, root, NULL, "qemu", REQUIRED);
 	int_field(rd, qemu, "qemu", "exit", REQUIRED, INT_MIN, &r->qemu.exit);
 	string(rd, qemu, "qemu", "stopped_why", OPTIONAL, &r->qemu.stopped_why);
+	string(rd, qemu, "qemu", "stall", OPTIONAL, &r->qemu.stall);
+	integer(rd, qemu, "qemu", "nmi_injected_ms", OPTIONAL, 0, LLONG_MAX,
+		&r->qemu.nmi_injected_ms);
 
 	cause = object(rd, root, NULL, "cause", REQUIRED);
 	run = member(rd, cause, "cause", "run", REQUIRED, is_string,

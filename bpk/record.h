@@ -61,6 +61,9 @@ struct run_record {
 	struct {
 		int exit;
 		char *stopped_why;
+		/* --stall: what the watchdog saw and did; NULL: not watched */
+		char *stall;
+		long long nmi_injected_ms; /* after QEMU's start; -1: none */
 	} qemu;
 	struct {
 		enum cause run; /* the console's: provisional */

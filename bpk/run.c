@@ -32,6 +32,7 @@
 #include "prog.h"
 #include "protocol.h"
 #include "qemu.h"
+#include "qmp.h"
 #include "record.h"
 #include "run.h"
 #include "snapshot.h"
@@ -89,12 +90,17 @@ static void usage_run(void)
 	       "  --share DIR            show host directory DIR in the guest, read-only\n"
 	       "  --share-rw DIR         the one writable share\n"
 	       "  --host-fs auto|on|off  run the workload in the host's user space\n"
-	       "  --crashkernel SIZE     the crash kernel's reservation (192M; Debian's 256M)\n"
+	       "  --crashkernel SIZE     the crash kernel's reservation (the kernel's\n"
+	       "                         measured one: ours 192M, Debian's 256M)\n"
 	       "  --no-reservation-check arm even below the capture kernel's need\n"
 	       "  --dry-run              arm with dry_run: count matches, no dump\n"
 	       "  --sysctl-off           leave kernel.destructive_bpf_enabled at 0 (ours: nothing fires)\n"
 	       "  --no-panic-on-oops     an oops does not panic the guest\n"
 	       "  --panic-on-warn        a WARN() panics the guest\n"
+	       "  --panic-on LIST        these detectors panic the guest: softlockup,\n"
+	       "                         hung (hung tasks), rcu (RCU stalls)\n"
+	       "  --stall S              no progress for S seconds: inject an NMI, which\n"
+	       "                         panics the guest (a hard lockup, a silent hang)\n"
 	       "  --no-report            collect only\n"
 	       "  --crash                at a terminal, crash on the vmcore after the report\n"
 	       "  --accel auto|tcg|kvm   QEMU's accelerator (auto; BPK_ACCEL)\n"
@@ -128,13 +134,35 @@ static int num_opt(const char *opt, const char *v, long long min)
 	long long n = parse_num(v, min, 1 << 30);
 
 	if (n < 0) {
-		if (!strcmp(opt, "--timeout") || !strcmp(opt, "--smp"))
-			usage_error(
-				"%s '%s' is not a positive number%s", opt, v,
-				!strcmp(opt, "--timeout") ? " of seconds" : "");
+		if (!strcmp(opt, "--timeout") || !strcmp(opt, "--smp") ||
+		    !strcmp(opt, "--stall"))
+			usage_error("%s '%s' is not a positive number%s", opt,
+				    v,
+				    strcmp(opt, "--smp") ? " of seconds" : "");
 		usage_error("%s '%s' is not a number", opt, v);
 	}
 	return (int)n;
+}
+
+/* --panic-on softlockup,hung,rcu */
+static void panic_on_parse(struct run_opts *o, const char *v)
+{
+	char *list = xstrdup(v), *save = NULL;
+
+	for (char *w = strtok_r(list, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "softlockup"))
+			o->panic_softlockup = true;
+		else if (!strcmp(w, "hung"))
+			o->panic_hung = true;
+		else if (!strcmp(w, "rcu"))
+			o->panic_rcu = true;
+		else
+			usage_error(
+				"--panic-on '%s': '%s' is not softlockup, hung or rcu (comma-separated)",
+				v, w);
+	}
+	free(list);
 }
 
 void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
@@ -189,6 +217,7 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				"--qemu-arg", "--runs",
 				"--restore",  "--attempt",
 				"--campaign", "--prog",
+				"--stall",    "--panic-on",
 				NULL
 			};
 			bool known = false;
@@ -210,6 +239,10 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				o->timeout = num_opt(a, v, 1);
 			} else if (!strcmp(a, "--smp")) {
 				o->smp = num_opt(a, v, 1);
+			} else if (!strcmp(a, "--stall")) {
+				o->stall_s = num_opt(a, v, 1);
+			} else if (!strcmp(a, "--panic-on")) {
+				panic_on_parse(o, v);
 			} else if (!strcmp(a, "--mem")) {
 				if (parse_size(v) < 0)
 					usage_error(
@@ -712,6 +745,11 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 	}
 	check_trigger_name(o);
 	check_args_text(o);
+	if (o->restore && (o->stall_s || o->panic_softlockup || o->panic_hung ||
+			   o->panic_rcu))
+		usage_error(
+			"--%s and --restore: it is set on the guest kernel's command line at boot, and a snapshot's guest booted without it",
+			o->stall_s ? "stall" : "panic-on");
 	if (!strcmp(o->trigger, "none")) {
 		if (o->targs.n)
 			usage_error("trigger none takes no parameters");
@@ -1143,6 +1181,21 @@ static void on_fired(struct guest *g)
 			(int)getpid());
 		fflush(r->campaign_events);
 	}
+}
+
+/*
+ * --stall: an NMI into every CPU (QEMU's inject-nmi on x86), which the
+ * guest, booted with unknown_nmi_panic, takes to panic() and kdump from
+ * wherever each CPU was, interrupts off or not.
+ */
+static int on_stalled(struct guest *g, char *err, size_t errlen)
+{
+	struct qmp q;
+
+	if (qmp_open(&q, g->qmp_fd, g->pidfd, err, errlen) ||
+	    qmp_exec(&q, "inject-nmi", NULL, NULL, err, errlen))
+		return -1;
+	return 0;
 }
 
 static void stage_direct(struct run_state *r, enum stage s, const char *detail)
@@ -1919,6 +1972,10 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		gp.reservation_check = o->reservation_check;
 		gp.panic_on_oops = o->panic_on_oops;
 		gp.panic_on_warn = o->panic_on_warn;
+		gp.panic_softlockup = o->panic_softlockup;
+		gp.panic_hung = o->panic_hung;
+		gp.panic_rcu = o->panic_rcu;
+		gp.nmi_panic = o->stall_s > 0;
 		gp.crashkernel = o->crashkernel;
 		gp.preinit = k->preinit || hostfs_why;
 		gp.attempt = o->attempt;
@@ -1933,8 +1990,11 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 					.tick = on_tick,
 					.state = on_state,
 					.fired = on_fired,
+					.stalled = on_stalled,
 					.data = &r };
-	g.control = g.qmp = o->restore != NULL;
+	g.control = o->restore != NULL;
+	g.qmp = o->restore || o->stall_s;
+	g.stall_s = o->stall_s;
 	g.kvm = !strcmp(accel, "kvm");
 	if (guest_prepare(&g))
 		die("the guest could not be set up");
@@ -2082,6 +2142,10 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	record_set(&rec.guest.restore_error, restore_err);
 	rec.qemu.exit = qrc;
 	record_set(&rec.qemu.stopped_why, g.stopped_why);
+	if (g.stall_why[0])
+		record_set(&rec.qemu.stall, g.stall_why);
+	if (g.stall_nmi_ms)
+		rec.qemu.nmi_injected_ms = g.stall_nmi_ms - g.started_ms;
 	rec.timings.qemu_wall = ms_to_s(g.ended_ms - g.started_ms);
 	if (o->attempt) {
 		rec.campaign.attempt = o->attempt;
@@ -2095,6 +2159,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	ci.interrupted = g.signum ? g.signame : NULL;
 	ci.max_dump = (unsigned long long)(parse_size(o->mem) + DUMP_SLACK);
 	ci.progress = &g.progress;
+	ci.nmi_injected = g.stall_nmi_ms != 0;
 	for (int i = 0; i < S_NSTREAMS; i++) {
 		if (!g.capped[i])
 			continue;

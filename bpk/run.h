@@ -39,6 +39,9 @@ struct run_opts {
 	enum host_fs host_fs;
 	const char *crashkernel; /* NULL: the kernel's default */
 	bool crashkernel_default; /* not given: the kernel's, once measured */
+	int stall_s; /* --stall: an NMI after this long without progress */
+	/* --panic-on: the detectors that panic the guest */
+	bool panic_softlockup, panic_hung, panic_rcu;
 	bool reservation_check, dry_run, sysctl, panic_on_oops, panic_on_warn;
 	bool report, kexec_checks, open_crash, build;
 	const char *accel; /* auto | tcg | kvm */

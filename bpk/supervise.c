@@ -36,6 +36,7 @@ enum tag {
 	TAG_DEADLINE,
 	TAG_TICK,
 	TAG_GRACE,
+	TAG_STALL,
 };
 
 static const char *const stream_file[S_NSTREAMS] = {
@@ -81,6 +82,7 @@ int guest_prepare(struct guest *g)
 
 	g->epfd = g->sigfd = g->pidfd = g->deadline_fd = g->tick_fd = -1;
 	g->grace_fd = g->err_fd = g->err_out = -1;
+	g->stall_fd = -1;
 	g->control_fd = g->qmp_fd = -1;
 	g->qemu_control_fd = g->qemu_qmp_fd = -1;
 	g->keep_extra = -1;
@@ -266,6 +268,12 @@ int guest_start(struct guest *g)
 		p_err("timerfd: %s", strerror(errno));
 		return -1;
 	}
+	if (g->stall_s) {
+		g->stall_fd = timer_fd(0, 0);
+		if (g->stall_fd < 0 ||
+		    add_fd(g, g->stall_fd, EPOLLIN, TAG_STALL))
+			return -1;
+	}
 	if (g->tick_ms) {
 		g->tick_fd = timer_fd(g->tick_ms, g->tick_ms);
 		if (g->tick_fd < 0 || add_fd(g, g->tick_fd, EPOLLIN, TAG_TICK))
@@ -361,11 +369,53 @@ void guest_stop(struct guest *g, int exit_code, const char *why)
 	}
 }
 
+/* A byte from the guest, or a state: the stall watch starts again. */
+static void stall_progress(struct guest *g)
+{
+	if (g->stall_watching)
+		rearm(g->stall_fd, (int64_t)g->stall_s * 1000);
+}
+
+static void stall_watch(struct guest *g, bool on)
+{
+	if (!g->stall_s || g->stall_watching == on)
+		return;
+	g->stall_watching = on;
+	rearm(g->stall_fd, on ? (int64_t)g->stall_s * 1000 : 0);
+}
+
+/*
+ * No progress for stall_s seconds: an NMI into every CPU (QEMU's
+ * inject-nmi on x86), which the guest, booted with unknown_nmi_panic,
+ * takes to panic() and kdump from wherever each CPU was, interrupts off or
+ * not. Once: a guest the NMI does not bring down ends at the timeout.
+ */
+static void on_stall(struct guest *g)
+{
+	char err[512] = "no way to inject one";
+
+	stall_watch(g, false);
+	snprintf(g->stall_why, sizeof(g->stall_why),
+		 "no output and no state from the guest for %ds: NMI injected",
+		 g->stall_s);
+	p_info("%s", g->stall_why);
+	if (!g->hooks.stalled || g->hooks.stalled(g, err, sizeof(err))) {
+		snprintf(
+			g->stall_why, sizeof(g->stall_why),
+			"no output and no state from the guest for %ds; the NMI could not be injected: %s",
+			g->stall_s, err);
+		p_err("%s", g->stall_why);
+		return;
+	}
+	g->stall_nmi_ms = now_ms();
+}
+
 static void fired(struct guest *g)
 {
 	if (g->fired_seen)
 		return;
 	g->fired_seen = true;
+	stall_watch(g, false);
 	if (g->hooks.fired)
 		g->hooks.fired(g);
 }
@@ -399,11 +449,18 @@ static void results_line(struct guest *g, const char *line, size_t len)
 	guestlog_result_line(p, line, len);
 	if (len <= n || memcmp(line, STATE_PREFIX, n))
 		return;
-	if (!strcmp(p->last_state, STATE_BOOTED))
+	if (!strcmp(p->last_state, STATE_BOOTED)) {
 		set_stage(g, STAGE_ARM,
 			  "loading the crash kernel, arming the trigger");
-	else if (!strcmp(p->last_state, STATE_ARMED))
+	} else if (!strcmp(p->last_state, STATE_ARMED)) {
 		set_stage(g, STAGE_FIRE, "armed, the workload is running");
+		/* from here on a guest that stops is a stall */
+		if (!g->fired_seen && !g->stall_nmi_ms)
+			stall_watch(g, true);
+	} else {
+		/* the job ended (not fired, dry run done, refused) */
+		stall_watch(g, false);
+	}
 	if (g->hooks.state)
 		g->hooks.state(g, line, len);
 }
@@ -515,6 +572,8 @@ static void stream_bytes(struct guest *g, int i, const char *buf, size_t n)
 		}
 	}
 	g->bytes[i] += n;
+	if (i == S_CONSOLE || i == S_RESULTS)
+		stall_progress(g);
 	if (i == S_CONSOLE)
 		feed_lines(g, 0, buf, n);
 	else if (i == S_RESULTS)
@@ -745,6 +804,12 @@ int guest_supervise(struct guest *g)
 					guest_stop(g, 124, why);
 				}
 				break;
+			case TAG_STALL:
+				if (read(g->stall_fd, &ticks, sizeof(ticks)) ==
+					    sizeof(ticks) &&
+				    g->stall_watching && g->pid > 0)
+					on_stall(g);
+				break;
 			case TAG_TICK:
 				if (read(g->tick_fd, &ticks, sizeof(ticks)) ==
 					    sizeof(ticks) &&
@@ -796,6 +861,7 @@ void guest_cleanup(struct guest *g)
 	close_fd(&g->deadline_fd);
 	close_fd(&g->tick_fd);
 	close_fd(&g->grace_fd);
+	close_fd(&g->stall_fd);
 	close_fd(&g->epfd);
 	for (int i = 0; i < g->n_pass; i++)
 		close_fd(&g->pass_fd[i]);

@@ -55,6 +55,10 @@ struct guest_hooks {
 	 * kernel, or the capture kernel's boot
 	 */
 	void (*fired)(struct guest *g);
+	/* --stall: the guest made no progress; inject the NMI. 0, or -1
+	 * with the reason in @err
+	 */
+	int (*stalled)(struct guest *g, char *err, size_t errlen);
 	void *data;
 };
 
@@ -76,6 +80,11 @@ struct guest {
 	int pass_fd[16];
 	int n_pass;
 	bool kvm; /* QEMU uses /dev/kvm: its user needs the kvm group */
+	/* --stall: once armed and until it goes down, this long without a
+	 * byte from the guest and an NMI is injected (QMP inject-nmi); 0: no
+	 * watch. Needs qmp.
+	 */
+	int stall_s;
 
 	/* QEMU's ends of the sockets, for qemu.c to name as fd=N */
 	int qemu_fd[S_NSTREAMS];
@@ -93,6 +102,8 @@ struct guest {
 	bool capped[S_NSTREAMS];
 	int64_t started_ms, ended_ms;
 	bool fired_seen;
+	int64_t stall_nmi_ms; /* when the stall NMI was injected, 0: never */
+	char stall_why[640]; /* what the watchdog saw and did, "" if nothing */
 	char qemu_err[1024]; /* the end of what QEMU printed on stderr */
 
 	/* ours: */
@@ -100,7 +111,8 @@ struct guest {
 	int control_fd, qmp_fd;
 	char *control_buf;
 	size_t control_len, control_off;
-	int epfd, sigfd, pidfd, deadline_fd, tick_fd, grace_fd;
+	int epfd, sigfd, pidfd, deadline_fd, tick_fd, grace_fd, stall_fd;
+	bool stall_watching;
 	int err_fd, err_out; /* QEMU's stderr: a pipe, kept in qemu.log */
 	char *line[2];
 	size_t line_len[2];

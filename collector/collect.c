@@ -297,6 +297,15 @@ static enum cause find_cause(const struct guest_progress *g,
 		case PAT_WARNING:
 			c = CAUSE_WARNING;
 			break;
+		case PAT_SOFT_LOCKUP:
+			c = CAUSE_SOFT_LOCKUP;
+			break;
+		case PAT_HUNG_TASK:
+			c = CAUSE_HUNG_TASK;
+			break;
+		case PAT_RCU_STALL:
+			c = CAUSE_RCU_STALL;
+			break;
 		case PAT_OOPS:
 			c = oops_cause(g);
 			break;
@@ -456,6 +465,22 @@ enum collect_result collect_run(const struct collect_in *in,
 	full_note(&c, full, sizeof(full));
 	rec->cause.run =
 		find_cause(&g, in->trigger, cause_detail, sizeof(cause_detail));
+	if (in->nmi_injected &&
+	    (rec->cause.run == CAUSE_NMI || rec->cause.run == CAUSE_KEXEC)) {
+		/* the NMI was the host's answer to a guest that stopped:
+		 * the stall is the cause (the panic from NMI context often
+		 * prints nothing before the capture kernel); the dump tells
+		 * a hard lockup (a CPU spinning with interrupts off) from the
+		 * rest
+		 */
+		char nmi[sizeof(cause_detail)];
+
+		snprintf(nmi, sizeof(nmi), "%s", cause_detail);
+		snprintf(cause_detail, sizeof(cause_detail),
+			 "no progress: the host injected an NMI (--stall); %.1400s",
+			 nmi);
+		rec->cause.run = CAUSE_STALL;
+	}
 	if (g.oops[0])
 		snprintf(oops_note, sizeof(oops_note),
 			 " (the console shows %s%s%s)", g.oops,

@@ -39,6 +39,10 @@ struct collect_in {
 	 * files (bpk collect)
 	 */
 	const struct guest_progress *progress;
+	/* bpk injected an NMI into a guest that made no progress (--stall):
+	 * an NMI panic is the stall's
+	 */
+	bool nmi_injected;
 };
 
 enum collect_result {

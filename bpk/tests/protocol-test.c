@@ -65,6 +65,7 @@ static void test_cmdline(void)
 	p.trigger = "warn";
 	p.repeat = 0;
 	p.dry = p.kexec_checks = p.panic_on_warn = p.preinit = true;
+	p.panic_softlockup = p.panic_hung = p.panic_rcu = p.nmi_panic = true;
 	p.capture_append = "initcall_debug ignore_loglevel";
 	p.append = "quiet loglevel=3";
 	p.crashkernel = "none";
@@ -72,7 +73,7 @@ static void test_cmdline(void)
 	c = guest_cmdline(&p);
 	check("cmdline.every_switch",
 	      !strcmp(c,
-		      "bpk.job=appliance bpk.trigger=warn bpk.repeat=0 bpk.dry=1 bpk.capture_append=initcall_debug,ignore_loglevel bpk.kexec_checks=1 quiet loglevel=3 bpk.sysctl=0 bpk.reservation_check=0 panic_on_warn=1 rdinit=/etc/bpk/preinit bpk.attempt=7"),
+		      "bpk.job=appliance bpk.trigger=warn bpk.repeat=0 bpk.dry=1 bpk.capture_append=initcall_debug,ignore_loglevel bpk.kexec_checks=1 quiet loglevel=3 bpk.sysctl=0 bpk.reservation_check=0 panic_on_warn=1 softlockup_panic=1 hung_task_panic=1 sysctl.kernel.panic_on_rcu_stall=1 unknown_nmi_panic rdinit=/etc/bpk/preinit bpk.attempt=7"),
 	      "%s", c);
 	free(c);
 

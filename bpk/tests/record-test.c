@@ -91,6 +91,9 @@ static void fill_full(struct run_record *r)
 	set(&r->guest.share_rw, "/srv/rw");
 	r->qemu.exit = 124;
 	set(&r->qemu.stopped_why, "timeout after 300 s");
+	set(&r->qemu.stall,
+	    "no output and no state from the guest for 10s: NMI injected");
+	r->qemu.nmi_injected_ms = 41234;
 	r->cause.run = CAUSE_OOPS;
 	set(&r->cause.detail, "BUG: kernel NULL pointer dereference");
 	set(&r->console.panic_message, "Fatal exception");
@@ -197,6 +200,8 @@ static int compare(const struct run_record *a, const struct run_record *b,
 	STR(guest.share_rw);
 	NUM(qemu.exit);
 	STR(qemu.stopped_why);
+	STR(qemu.stall);
+	NUM(qemu.nmi_injected_ms);
 	NUM(cause.run);
 	STR(cause.detail);
 	STR(console.panic_message);
@@ -431,6 +436,7 @@ static void test_optional_absent(void)
 	      !rc && !r.interrupted && !r.guest.kernel_package &&
 		      !r.guest.shares_ro && !r.guest.n_shares_ro &&
 		      !r.guest.share_rw && !r.qemu.stopped_why &&
+		      !r.qemu.stall && r.qemu.nmi_injected_ms == -1 &&
 		      !r.console.refused && r.console.lines == 7 &&
 		      !r.console.lines_cut && !r.campaign.attempt &&
 		      !r.report.error &&
@@ -724,6 +730,8 @@ static void test_field(void)
 
 	fill_full(&r);
 	set(&r.qemu.stopped_why, NULL);
+	set(&r.qemu.stall, NULL);
+	r.qemu.nmi_injected_ms = -1;
 	rc = record_write(dir, &r, err, sizeof(err));
 	record_free(&r);
 	if (rc) {

@@ -21,6 +21,14 @@ one_line bad_input.missing_workload "/nonexistent/wl: no such readable file" \
 	"${run[@]}" syscall_errno syscall=openat --workload /nonexistent/wl
 one_line bad_input.bad_crashkernel "--crashkernel 'lots'" \
 	"${run[@]}" syscall_errno syscall=openat --crashkernel lots
+one_line bad_input.stall_zero "--stall '0' is not a positive number" \
+	"${run[@]}" syscall_errno syscall=openat --stall 0
+one_line bad_input.stall_word "--stall 'soon' is not a positive number" \
+	"${run[@]}" syscall_errno syscall=openat --stall soon
+one_line bad_input.panic_on_unknown "--panic-on 'softlockup,oom': 'oom' is not softlockup, hung or rcu" \
+	"${run[@]}" syscall_errno syscall=openat --panic-on softlockup,oom
+one_line bad_input.stall_restore "--stall and --restore: it is set on the guest kernel's command line at boot" \
+	"${run[@]}" syscall_errno syscall=openat --stall 10 --restore /nonexistent/snapshot
 # names of the kernel that would boot, checked against its symbol table
 one_line bad_input.tp_category "tp=bogus:sched_switch: no trace event category bogus in this kernel" \
 	"${run[@]}" tracepoint tp=bogus:sched_switch

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A dump for hangs that never panic by themselves, on our kernel:
+#  1. LKDTM's hard lockup (a CPU spinning with interrupts off: nothing in
+#     the guest can see it under TCG) with --stall 10: no output for 10 s,
+#     the host injects an NMI, the guest panics on it (unknown_nmi_panic)
+#     and dumps through kdump; the run says stall, the dump hard_lockup,
+#     naming the CPU found with interrupts off in lkdtm_HARDLOCKUP, and
+#     the report shows every CPU's stack;
+#  2. LKDTM's soft lockup with --panic-on softlockup (watchdog_thresh=5):
+#     the soft-lockup detector's panic, cause soft_lockup;
+#  3. LKDTM's hung task with --panic-on hung (hung_task_timeout_secs=5):
+#     cause hung_task;
+#  4. the hard lockup again with --panic-on rcu and no --stall
+#     (rcu_cpu_stall_timeout=5): the other CPU's RCU stall detector
+#     panics, cause rcu_stall.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fresh_out
+cd "$top"
+
+# one NAME ARGS...: bpk run none ... filed under $out/NAME; sets run, rc
+one() {
+	local name=$1
+	shift
+	rc=0
+	"$bpk" --runs "$out/$name" run none --timeout 300 "$@" >"$out/$name.out" 2>&1 || rc=$?
+	run=$(filed_runs "$out/$name" | tail -1)
+	check "$name.dumped" "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/$name.out" || tail -1 "$out/$name.out")" \
+		test "$rc" = 0 -a -n "$run" -a -s "${run:-/nonexistent}/vmcore"
+}
+# report_cause NAME WANT: report.json's cause.dump
+report_cause() {
+	local got
+	got=$(json_value "${run:-/nonexistent}/report.json" "[d['cause']['dump'], d['cause']['agree']]")
+	check "$1.report_cause" "report.json cause.dump, agree: $got" test "$got" = "[\"$2\", true]"
+}
+
+# --- 1. the hard lockup, found by the host
+one hard --workload tests/stall/hardlockup.sh --stall 10
+check_field_match hard.watchdog_said "${run:-/nonexistent}" qemu.stall '^no output and no state from the guest for 10s: NMI injected$'
+check_field_match hard.nmi_injected "${run:-/nonexistent}" qemu.nmi_injected_ms '^[0-9]+$'
+check_field hard.run_cause "${run:-/nonexistent}" cause.run stall
+report_cause hard hard_lockup
+got=$(json_value "${run:-/nonexistent}/report.json" "[(c['nmi_rip'] or '').split('+')[0] for c in d['cpus'] or [] if c['irqs_off']]")
+check hard.cpu_irqs_off "CPUs with interrupts off, where: $got" test "$got" = '["lkdtm_HARDLOCKUP"]'
+got=$(json_value "${run:-/nonexistent}/report.json" "len(d['cpus'] or [])")
+check hard.every_cpu "CPUs in report.json: $got" test "$got" = 2
+check_file_has hard.report_names_it "${run:-/nonexistent}/report.txt" '^      the host.s NMI \(--stall\) found interrupts off: CPU [0-9] \(pid [0-9]+ .*\) at lkdtm_HARDLOCKUP\+'
+check_file_has hard.report_every_cpu "${run:-/nonexistent}/report.txt" '^   CPU [0-9]: pid [0-9]+ .*, interrupted at lkdtm_HARDLOCKUP\+.* with interrupts off$'
+check_file_has hard.said_on_terminal "$out/hard.out" 'no output and no state from the guest for 10s: NMI injected'
+
+# --- 2. the soft lockup, by the guest's own detector
+one soft --workload tests/stall/softlockup.sh --panic-on softlockup --append watchdog_thresh=5
+check_field soft.run_cause "${run:-/nonexistent}" cause.run soft_lockup
+report_cause soft soft_lockup
+got=$(record_field "${run:-/nonexistent}" qemu.nmi_injected_ms 2>&1 || true)
+check soft.no_nmi_injected "qemu.nmi_injected_ms=${got:-absent}" test -n "$run" -a -z "$got"
+
+# --- 3. the hung task
+one hung --workload tests/stall/hung.sh --panic-on hung --append sysctl.kernel.hung_task_timeout_secs=5
+check_field hung.run_cause "${run:-/nonexistent}" cause.run hung_task
+report_cause hung hung_task
+
+# --- 4. the hard lockup seen by RCU on the other CPU
+one rcu --workload tests/stall/hardlockup.sh --panic-on rcu --append rcupdate.rcu_cpu_stall_timeout=5
+check_field rcu.run_cause "${run:-/nonexistent}" cause.run rcu_stall
+report_cause rcu rcu_stall
+
+left=$(qemu_on "$out/")
+check stalls.no_qemu_left "QEMU under $out: ${left:-none}" test -z "$left"
