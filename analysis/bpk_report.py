@@ -76,6 +76,11 @@ RUN_CAUSE_TEXT = {
     "warning": "a WARNING (panic_on_warn), not a trigger",
     "sysrq": "a sysrq crash, not a trigger",
     "nmi": "an NMI panic, not a trigger",
+    "soft_lockup": "the soft-lockup detector's panic (--panic-on softlockup), not a trigger",
+    "hung_task": "the hung-task detector's panic (--panic-on hung), not a trigger",
+    "rcu_stall": "an RCU stall's panic (--panic-on rcu), not a trigger",
+    "stall": None,  # its detail says it: the host's NMI after no progress
+    "hard_lockup": None,  # only the dump says it
     "panic": "a kernel panic, not a trigger",
     "kexec": None,  # its detail says it all: the capture kernel booted with no panic line
     "none": "nothing brought the kernel down",
@@ -728,7 +733,9 @@ class Report:
         else:
             self.out(f"   dump:  {c['dump']}")
             self.out(f"      {c['dump_from']}")
-            if c["agree"]:
+            if c["agree"] and c["run"] != c["dump"]:
+                self.out(f"   the run and the dump agree: the run's {c['run']} is, in the dump, {c['dump']}")
+            elif c["agree"]:
                 self.out(f"   the run and the dump agree: {c['run']}")
             elif c["agree"] is None:
                 self.out(f"   the console could not tell; the dump names the cause: {c['dump']}")

@@ -476,9 +476,10 @@ enum collect_result collect_run(const struct collect_in *in,
 		char nmi[sizeof(cause_detail)];
 
 		snprintf(nmi, sizeof(nmi), "%s", cause_detail);
-		snprintf(cause_detail, sizeof(cause_detail),
-			 "no progress: the host injected an NMI (--stall); %.1400s",
-			 nmi);
+		snprintf(
+			cause_detail, sizeof(cause_detail),
+			"no progress: the host injected an NMI (--stall); %.1400s",
+			nmi);
 		rec->cause.run = CAUSE_STALL;
 	}
 	if (g.oops[0])
