@@ -126,8 +126,14 @@ def dump_build_id(vmcore):
     diskdump_mod.h, x86_64 layout)."""
     with open(vmcore, "rb") as f:
         hdr = f.read(464)
+        if hdr[:4] == b"\x7fELF":
+            info = elf_vmcoreinfo(f, vmcore)
+            m = re.search(r"^BUILD-ID=([0-9a-f]+)$", info, re.M)
+            if not m:
+                raise ValueError(f"{vmcore}: its VMCOREINFO has no BUILD-ID")
+            return m.group(1)
         if hdr[:8] != b"KDUMP   ":
-            raise ValueError(f"{vmcore}: not a kdump-compressed vmcore (signature {hdr[:8]!r})")
+            raise ValueError(f"{vmcore}: neither a kdump-compressed vmcore nor an ELF core (signature {hdr[:8]!r})")
         block_size = int.from_bytes(hdr[428:432], "little")
         f.seek(block_size)
         sub = f.read(48)
@@ -141,6 +147,38 @@ def dump_build_id(vmcore):
     if not m:
         raise ValueError(f"{vmcore}: its VMCOREINFO has no BUILD-ID")
     return m.group(1)
+
+
+def elf_vmcoreinfo(f, path):
+    """The VMCOREINFO note of an ELF64 little-endian core (the host's dump:
+    QEMU writes the one the guest kernel published), as text."""
+    f.seek(0)
+    eh = f.read(64)
+    phoff = int.from_bytes(eh[32:40], "little")
+    phentsize = int.from_bytes(eh[54:56], "little")
+    phnum = int.from_bytes(eh[56:58], "little")
+    if eh[4] != 2 or eh[5] != 1 or not phoff or phentsize < 56 or phnum > 4096:
+        raise ValueError(f"{path}: not an ELF64 little-endian core")
+    for i in range(phnum):
+        f.seek(phoff + i * phentsize)
+        ph = f.read(56)
+        if int.from_bytes(ph[0:4], "little") != 4:  # PT_NOTE
+            continue
+        off = int.from_bytes(ph[8:16], "little")
+        size = int.from_bytes(ph[32:40], "little")
+        if size > 1 << 24:
+            raise ValueError(f"{path}: a note segment of {size} bytes")
+        f.seek(off)
+        notes = f.read(size)
+        pos = 0
+        while pos + 12 <= len(notes):
+            namesz, descsz = (int.from_bytes(notes[pos + k:pos + k + 4], "little") for k in (0, 4))
+            name = notes[pos + 12:pos + 12 + namesz].rstrip(b"\0")
+            desc_at = pos + 12 + (namesz + 3) // 4 * 4
+            if name == b"VMCOREINFO":
+                return notes[desc_at:desc_at + descsz].decode(errors="replace")
+            pos = desc_at + (descsz + 3) // 4 * 4
+    raise ValueError(f"{path}: no VMCOREINFO note (was QEMU run with -device vmcoreinfo?)")
 
 
 def elf_build_id(path):

@@ -706,10 +706,15 @@ class Report:
         self.out(f"trigger:   {f('trigger.name', '')} {f('trigger.args', '')}")
         if f("trigger.prog"):
             self.out(f"program:   your own, kept in the run: {f('trigger.prog')}")
-        self.out(f"status:    {f('status', '')}, vmcore {f('dump.vmcore_bytes', 0)} bytes "
-                 f"(makedumpfile {f('dump.makedumpfile_opts') or ''})")
+        opts = f("dump.makedumpfile_opts")
+        self.out(f"status:    {f('status', '')}, vmcore {f('dump.vmcore_bytes', 0)} bytes"
+                 + (f" (makedumpfile {opts})" if opts else ""))
         if f("reason"):
             self.out(f"reason:    {f('reason')}")
+        if f("dump.path") == "host":
+            self.out(f"dump:      from the host (QEMU's dump-guest-memory, not kdump): {f('dump.path_why', '')}")
+        elif f("dump.path") == "nmi+kdump":
+            self.out(f"dump:      kdump, after the host's NMI: {f('dump.path_why', '')}")
         if self.crash:
             self.out(f"kernel:    {self.crash['release'] or ''} {self.crash['version'] or ''}")
         else:
@@ -1386,7 +1391,9 @@ def run_facts(run, rec):
             "dir": os.path.abspath(run),
             "status": rec.get("status"),
             "reason": rec.get("reason", ""),
-            "dump": bpk_record.field(rec, "dump.state")}
+            "dump": bpk_record.field(rec, "dump.state"),
+            "dump_path": bpk_record.field(rec, "dump.path"),
+            "dump_path_why": bpk_record.field(rec, "dump.path_why")}
 
 
 def trigger_facts(rec):

@@ -22,6 +22,10 @@
 
 /* "BPK-STATE <state> t=<uptime> [k=v ...]" on the results port */
 #define STATE_PREFIX "BPK-STATE "
+/* The host's dump of the guest (QMP dump-guest-memory, kdump-compressed),
+ * in the staging dir, when the capture kernel could not make one.
+ */
+#define HOST_DUMP_FILE "vmcore.host"
 #define STATE_BOOTED "booted"
 #define STATE_CRASH_LOADED "crash-kernel-loaded"
 #define STATE_ARMED "armed"

@@ -58,6 +58,11 @@ void qemu_argv(const struct qemu_setup *s, const struct guest *g,
 	strv_add(a, "-display");
 	strv_add(a, "none");
 	strv_add(a, "-no-reboot");
+	/* the guest kernel publishes its vmcoreinfo there (fw_cfg): a dump
+	 * the host takes of it (dump-guest-memory) is then read like kdump's
+	 */
+	strv_add(a, "-device");
+	strv_add(a, "vmcoreinfo");
 	/* which run this QEMU belongs to, for ps and pgrep */
 	strv_add(a, "-name");
 	strv_addf(a, "guest=bpk:%s", name);

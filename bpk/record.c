@@ -152,6 +152,8 @@ void record_free(struct run_record *r)
 		&r->console.last_state,
 		&r->console.refused,
 		&r->dump.makedumpfile_opts,
+		&r->dump.path,
+		&r->dump.path_why,
 		&r->guest.restored_from,
 		&r->guest.restore_error,
 		&r->report.error,
@@ -267,6 +269,10 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_uint_field(jw, "stream_bytes", r->dump.stream_bytes);
 	jw_uint_field(jw, "vmcore_bytes", r->dump.vmcore_bytes);
 	jw_string_field(jw, "makedumpfile_opts", r->dump.makedumpfile_opts);
+	if (r->dump.path)
+		jw_string_field(jw, "path", r->dump.path);
+	if (r->dump.path_why)
+		jw_string_field(jw, "path_why", r->dump.path_why);
 	jw_end_object(jw);
 
 	if (r->campaign.attempt > 0) {
@@ -836,6 +842,8 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	size_field(rd, dump, "dump", "vmcore_bytes", &r->dump.vmcore_bytes);
 	string(rd, dump, "dump", "makedumpfile_opts", OPTIONAL,
 	       &r->dump.makedumpfile_opts);
+	string(rd, dump, "dump", "path", OPTIONAL, &r->dump.path);
+	string(rd, dump, "dump", "path_why", OPTIONAL, &r->dump.path_why);
 
 	/* attempt 0 would read as "no campaign": the schema's minimum is 1. */
 	campaign = object(rd, root, NULL, "campaign", OPTIONAL);

@@ -82,6 +82,11 @@ struct run_record {
 		enum dump_state state;
 		unsigned long long stream_bytes, vmcore_bytes;
 		char *makedumpfile_opts;
+		/* what made the vmcore: "kdump", "nmi+kdump" (the host's
+		 * --stall NMI, then kdump) or "host" (QEMU's dump of the
+		 * guest); NULL: no vmcore. path_why: why not kdump, or NULL
+		 */
+		char *path, *path_why;
 	} dump;
 	struct {
 		int attempt; /* 0: not an attempt of a campaign (no "campaign") */

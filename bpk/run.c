@@ -1030,6 +1030,9 @@ struct run_state {
 	char start_iso[32];
 	long long start_epoch_ms;
 	char *prog_in_run; /* "prog/NAME.bpf.o", or NULL */
+	struct qmp qmp; /* QEMU's monitor, once opened (qmp_ready) */
+	bool qmp_ready;
+	double host_dump_s; /* how long the host's dump took, or < 0 */
 };
 
 static struct run_state *cur;
@@ -1188,14 +1191,108 @@ static void on_fired(struct guest *g)
  * guest, booted with unknown_nmi_panic, takes to panic() and kdump from
  * wherever each CPU was, interrupts off or not.
  */
+static struct qmp *run_qmp(struct guest *g, char *err, size_t errlen)
+{
+	struct run_state *r = g->hooks.data;
+
+	if (!r->qmp_ready) {
+		if (qmp_open(&r->qmp, g->qmp_fd, g->pidfd, err, errlen))
+			return NULL;
+		r->qmp_ready = true;
+	}
+	return &r->qmp;
+}
+
 static int on_stalled(struct guest *g, char *err, size_t errlen)
 {
-	struct qmp q;
+	struct qmp *q = run_qmp(g, err, errlen);
 
-	if (qmp_open(&q, g->qmp_fd, g->pidfd, err, errlen) ||
-	    qmp_exec(&q, "inject-nmi", NULL, NULL, err, errlen))
+	if (!q || qmp_exec(q, "inject-nmi", NULL, NULL, err, errlen))
 		return -1;
 	return 0;
+}
+
+/* How long the host's dump may take: QEMU writes the guest's memory,
+ * compressed, at some 100 MB/s under TCG; this bounds a stuck one.
+ */
+#define HOST_DUMP_MS (10 * 60 * 1000)
+
+/*
+ * The host's dump of the guest (QMP dump-guest-memory): an ELF core of its
+ * memory, with the vmcoreinfo the guest kernel published to QEMU's
+ * vmcoreinfo device at boot (a capture kernel does not overwrite it), which
+ * crash and drgn read. Not QEMU 7.2's kdump-compressed form: its header
+ * names no architecture, and drgn's libkdumpfile refuses it; nor
+ * makedumpfile on the ELF: its PT_LOADs have no virtual addresses. So it
+ * is the guest's memory size. QEMU writes to a file bpk opened (it may run
+ * as another user), passed over the monitor; the guest is paused while
+ * QEMU copies it.
+ */
+static int on_capture_dead(struct guest *g, const char *why, char *err,
+			   size_t errlen)
+{
+	struct run_state *r = g->hooks.data;
+	struct qmp *q = run_qmp(g, err, errlen);
+	char *path = path_join(g->staging, HOST_DUMP_FILE), el[32], state[32];
+	int64_t t0 = now_ms(), said = t0;
+	int fd, rc = -1;
+
+	(void)why;
+	if (!q) {
+		free(path);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (qmp_send_fd(q, "bpkdump", fd, err, errlen) ||
+	    qmp_exec(
+		    q, "dump-guest-memory",
+		    "{\"paging\": false, \"protocol\": \"fd:bpkdump\", \"detach\": true}",
+		    NULL, err, errlen))
+		goto out;
+	for (;;) {
+		json_t *st = NULL;
+		const char *s;
+		long long done, total;
+
+		if (qmp_exec(q, "query-dump", NULL, &st, err, errlen))
+			goto out;
+		s = json_string_value(json_object_get(st, "status"));
+		snprintf(state, sizeof(state), "%s", s ? s : "");
+		done = json_integer_value(json_object_get(st, "completed"));
+		total = json_integer_value(json_object_get(st, "total"));
+		json_decref(st);
+		if (!strcmp(state, "completed"))
+			break;
+		if (strcmp(state, "active")) {
+			snprintf(err, errlen, "QEMU's dump: status %s",
+				 *state ? state : "none");
+			goto out;
+		}
+		if (now_ms() - t0 > HOST_DUMP_MS) {
+			snprintf(err, errlen, "QEMU's dump not done in %d s",
+				 HOST_DUMP_MS / 1000);
+			goto out;
+		}
+		if (now_ms() - said >= 5000) {
+			p_info("the host's dump: %lld of %lld MiB", done >> 20,
+			       total >> 20);
+			said = now_ms();
+		}
+		usleep(200 * 1000);
+	}
+	r->host_dump_s = ms_to_s(now_ms() - t0);
+	p_info("the host's dump taken in %s: %s",
+	       fmt_ms(now_ms() - t0, el, sizeof(el)), path);
+	rc = 0;
+out:
+	close(fd);
+	free(path);
+	return rc;
 }
 
 static void stage_direct(struct run_state *r, enum stage s, const char *detail)
@@ -1815,7 +1912,7 @@ void run_caps(struct guest *g, long long mem, long long log_cap)
 
 int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 {
-	struct run_state r = { .o = o, .k = k };
+	struct run_state r = { .o = o, .k = k, .host_dump_s = -1 };
 	struct guest g = { 0 };
 	struct qemu_setup q = { 0 };
 	struct guest_params gp = { 0 };
@@ -1991,9 +2088,11 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 					.state = on_state,
 					.fired = on_fired,
 					.stalled = on_stalled,
+					.capture_dead = on_capture_dead,
 					.data = &r };
 	g.control = o->restore != NULL;
-	g.qmp = o->restore || o->stall_s;
+	/* restores, --stall's NMI, the host's dump */
+	g.qmp = true;
 	g.stall_s = o->stall_s;
 	g.kvm = !strcmp(accel, "kvm");
 	if (guest_prepare(&g))
@@ -2053,8 +2152,10 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		gp.panic_on_oops = o->panic_on_oops;
 		gp.panic_on_warn = o->panic_on_warn;
 		gp.attempt = o->attempt;
-		if (snapshot_restore(&g, g.keep_extra, &restore_s, err,
-				     sizeof(err))) {
+		struct qmp *q = run_qmp(&g, err, sizeof(err));
+
+		if (!q || snapshot_restore(q, g.keep_extra, &restore_s, err,
+					   sizeof(err))) {
 			restore_err = xstrdup(err);
 			p_err("the restore failed: %s", err);
 			guest_stop(&g, 1, "the restore failed");
@@ -2160,6 +2261,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	ci.max_dump = (unsigned long long)(parse_size(o->mem) + DUMP_SLACK);
 	ci.progress = &g.progress;
 	ci.nmi_injected = g.stall_nmi_ms != 0;
+	ci.host_dump_why = g.host_dumped ? g.host_dump_why : NULL;
 	for (int i = 0; i < S_NSTREAMS; i++) {
 		if (!g.capped[i])
 			continue;

@@ -217,27 +217,24 @@ static int wait_migration(struct qmp *q, const char *what, char *err,
 static const char *const ignore_shared =
 	"{\"capabilities\": [{\"capability\": \"x-ignore-shared\", \"state\": true}]}";
 
-int snapshot_restore(struct guest *g, int state_fd, double *took, char *err,
+int snapshot_restore(struct qmp *q, int state_fd, double *took, char *err,
 		     size_t errlen)
 {
-	struct qmp q;
 	char uri[64];
 	int64_t t0;
 
-	if (qmp_open(&q, g->qmp_fd, g->pidfd, err, errlen))
-		return -1;
 	t0 = now_ms();
-	if (qmp_exec(&q, "migrate-set-capabilities", ignore_shared, NULL, err,
+	if (qmp_exec(q, "migrate-set-capabilities", ignore_shared, NULL, err,
 		     errlen))
 		return -1;
 	snprintf(uri, sizeof(uri), "{\"uri\": \"fd:%d\"}", state_fd);
-	if (qmp_exec(&q, "migrate-incoming", uri, NULL, err, errlen))
+	if (qmp_exec(q, "migrate-incoming", uri, NULL, err, errlen))
 		return -1;
 	for (;;) {
 		json_t *r;
 		const char *st;
 
-		if (qmp_exec(&q, "query-status", NULL, &r, err, errlen))
+		if (qmp_exec(q, "query-status", NULL, &r, err, errlen))
 			return -1;
 		st = json_string_value(json_object_get(r, "status"));
 		if (st && strcmp(st, "inmigrate")) {
@@ -245,7 +242,7 @@ int snapshot_restore(struct guest *g, int state_fd, double *took, char *err,
 
 			json_decref(r);
 			if (!running &&
-			    qmp_exec(&q, "cont", NULL, NULL, err, errlen))
+			    qmp_exec(q, "cont", NULL, NULL, err, errlen))
 				return -1;
 			break;
 		}

@@ -54,10 +54,12 @@ int snapshot_meta_read(const char *dir, struct snapshot_meta *m, char *err,
 void snapshot_meta_free(struct snapshot_meta *m);
 
 /* Load the state into a QEMU started with -incoming defer (the state file
- * open as @state_fd in QEMU too) and let it run. *@took: seconds from the
- * QMP greeting to the guest running.
+ * open as @state_fd in QEMU too), through its monitor @q (open), and let
+ * it run. *@took: seconds from the first migration command to the guest
+ * running.
  */
-int snapshot_restore(struct guest *g, int state_fd, double *took, char *err,
+struct qmp;
+int snapshot_restore(struct qmp *q, int state_fd, double *took, char *err,
 		     size_t errlen);
 
 /* A restored run's console.log and results.txt in @stage get the

@@ -26,6 +26,13 @@
 #define GRACE_MS 5000
 /* after QEMU's exit, what is still in the sockets is read for this long */
 #define DRAIN_MS 5000
+/* a capture kernel silent this long after the first kernel went down is
+ * taken for dead (under TCG Debian's prints its first line within 20 s,
+ * and then never pauses that long); one that panicked, after the rest of
+ * its report
+ */
+#define CAPTURE_SILENCE_MS 90000
+#define CAPTURE_PANIC_MS 2000
 
 enum tag {
 	TAG_STREAM = 0, /* + enum stream_id */
@@ -37,6 +44,7 @@ enum tag {
 	TAG_TICK,
 	TAG_GRACE,
 	TAG_STALL,
+	TAG_CAPTURE,
 };
 
 static const char *const stream_file[S_NSTREAMS] = {
@@ -82,7 +90,7 @@ int guest_prepare(struct guest *g)
 
 	g->epfd = g->sigfd = g->pidfd = g->deadline_fd = g->tick_fd = -1;
 	g->grace_fd = g->err_fd = g->err_out = -1;
-	g->stall_fd = -1;
+	g->stall_fd = g->capture_fd = -1;
 	g->control_fd = g->qmp_fd = -1;
 	g->qemu_control_fd = g->qemu_qmp_fd = -1;
 	g->keep_extra = -1;
@@ -268,6 +276,12 @@ int guest_start(struct guest *g)
 		p_err("timerfd: %s", strerror(errno));
 		return -1;
 	}
+	if (g->hooks.capture_dead) {
+		g->capture_fd = timer_fd(0, 0);
+		if (g->capture_fd < 0 ||
+		    add_fd(g, g->capture_fd, EPOLLIN, TAG_CAPTURE))
+			return -1;
+	}
 	if (g->stall_s) {
 		g->stall_fd = timer_fd(0, 0);
 		if (g->stall_fd < 0 ||
@@ -410,12 +424,62 @@ static void on_stall(struct guest *g)
 	g->stall_nmi_ms = now_ms();
 }
 
+/*
+ * After the first kernel went down: the capture kernel must keep talking
+ * (its boot, vmcore-dmesg, the dump stream). One that panics, or that says
+ * nothing for CAPTURE_SILENCE_MS, died: the host takes the dump instead.
+ */
+static void capture_progress(struct guest *g)
+{
+	if (g->capture_watching && !g->capture_panic_seen)
+		rearm(g->capture_fd, CAPTURE_SILENCE_MS);
+}
+
+static void capture_watch(struct guest *g)
+{
+	if (g->capture_fd < 0 || g->capture_watching)
+		return;
+	g->capture_watching = true;
+	rearm(g->capture_fd, CAPTURE_SILENCE_MS);
+}
+
+static void on_capture_dead(struct guest *g)
+{
+	char err[512], shown[300];
+
+	g->capture_watching = false;
+	if (g->capture_panic_seen) {
+		escape_into(shown, sizeof(shown), g->progress.capture_panic,
+			    strlen(g->progress.capture_panic));
+		snprintf(g->host_dump_why, sizeof(g->host_dump_why),
+			 "the capture kernel died: %s", shown);
+	} else {
+		snprintf(
+			g->host_dump_why, sizeof(g->host_dump_why),
+			"the capture kernel sent nothing for %ds after the first kernel went down",
+			CAPTURE_SILENCE_MS / 1000);
+	}
+	p_info("%s: the host takes the dump", g->host_dump_why);
+	if (g->hooks.capture_dead(g, g->host_dump_why, err, sizeof(err))) {
+		char why[sizeof(g->host_dump_why)];
+
+		snprintf(why, sizeof(why), "%s", g->host_dump_why);
+		snprintf(g->host_dump_why, sizeof(g->host_dump_why),
+			 "%.300s; the host's dump failed: %.300s", why, err);
+		p_err("%s", g->host_dump_why);
+	} else {
+		g->host_dumped = true;
+	}
+	guest_stop(g, 0, g->host_dump_why);
+}
+
 static void fired(struct guest *g)
 {
 	if (g->fired_seen)
 		return;
 	g->fired_seen = true;
 	stall_watch(g, false);
+	capture_watch(g);
 	if (g->hooks.fired)
 		g->hooks.fired(g);
 }
@@ -427,6 +491,12 @@ static void console_line(struct guest *g, const char *line, size_t len)
 	bool had_panic = p->panic_msg[0];
 
 	guestlog_console_line(p, line, len);
+	if (p->capture_panic[0] && !g->capture_panic_seen &&
+	    g->capture_watching) {
+		/* the rest of its panic report, then the host's dump */
+		g->capture_panic_seen = true;
+		rearm(g->capture_fd, CAPTURE_PANIC_MS);
+	}
 	if (p->boots >= 2 && boots < 2) {
 		fired(g);
 		set_stage(g, STAGE_CAPTURE,
@@ -574,6 +644,7 @@ static void stream_bytes(struct guest *g, int i, const char *buf, size_t n)
 	g->bytes[i] += n;
 	if (i == S_CONSOLE || i == S_RESULTS)
 		stall_progress(g);
+	capture_progress(g);
 	if (i == S_CONSOLE)
 		feed_lines(g, 0, buf, n);
 	else if (i == S_RESULTS)
@@ -810,6 +881,13 @@ int guest_supervise(struct guest *g)
 				    g->stall_watching && g->pid > 0)
 					on_stall(g);
 				break;
+			case TAG_CAPTURE:
+				if (read(g->capture_fd, &ticks,
+					 sizeof(ticks)) == sizeof(ticks) &&
+				    g->capture_watching && g->pid > 0 &&
+				    !g->stopping)
+					on_capture_dead(g);
+				break;
 			case TAG_TICK:
 				if (read(g->tick_fd, &ticks, sizeof(ticks)) ==
 					    sizeof(ticks) &&
@@ -862,6 +940,7 @@ void guest_cleanup(struct guest *g)
 	close_fd(&g->tick_fd);
 	close_fd(&g->grace_fd);
 	close_fd(&g->stall_fd);
+	close_fd(&g->capture_fd);
 	close_fd(&g->epfd);
 	for (int i = 0; i < g->n_pass; i++)
 		close_fd(&g->pass_fd[i]);

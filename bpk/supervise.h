@@ -59,6 +59,12 @@ struct guest_hooks {
 	 * with the reason in @err
 	 */
 	int (*stalled)(struct guest *g, char *err, size_t errlen);
+	/* the first kernel went down and its capture kernel died (panicked
+	 * after it booted) or went silent: take the host's dump of the
+	 * guest. 0, or -1 with the reason in @err
+	 */
+	int (*capture_dead)(struct guest *g, const char *why, char *err,
+			    size_t errlen);
 	void *data;
 };
 
@@ -103,6 +109,11 @@ struct guest {
 	int64_t started_ms, ended_ms;
 	bool fired_seen;
 	int64_t stall_nmi_ms; /* when the stall NMI was injected, 0: never */
+	/* why the host took the guest's dump (capture_dead), "" if it did
+	 * not; host_dumped: it did
+	 */
+	char host_dump_why[640];
+	bool host_dumped;
 	char stall_why[640]; /* what the watchdog saw and did, "" if nothing */
 	char qemu_err[1024]; /* the end of what QEMU printed on stderr */
 
@@ -112,7 +123,8 @@ struct guest {
 	char *control_buf;
 	size_t control_len, control_off;
 	int epfd, sigfd, pidfd, deadline_fd, tick_fd, grace_fd, stall_fd;
-	bool stall_watching;
+	int capture_fd;
+	bool stall_watching, capture_watching, capture_panic_seen;
 	int err_fd, err_out; /* QEMU's stderr: a pipe, kept in qemu.log */
 	char *line[2];
 	size_t line_len[2];

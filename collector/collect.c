@@ -392,7 +392,7 @@ enum collect_result collect_run(const struct collect_in *in,
 				char *err, size_t errlen)
 {
 	struct ctx c = { .in = in, .err = err, .errlen = errlen };
-	char path[4096], flatpath[4096], corepath[4096];
+	char path[4096], flatpath[4096], corepath[4096], hostpath[4096];
 	char why[512], serr[256], full[200], reason[2048] = "";
 	char cause_detail[1536], oops_note[1200] = "";
 	char *status_text = NULL;
@@ -400,7 +400,7 @@ enum collect_result collect_run(const struct collect_in *in,
 	struct capture_status st;
 	struct flat_info info = { 0 };
 	enum flat_verdict verdict = FLAT_EMPTY;
-	int status_ok, dump_part_ok, dump_ok = 0, success;
+	int status_ok, dump_part_ok, dump_ok = 0, success, host_ok = 0;
 	const char *st_status = NULL, *id;
 	enum collect_result rc = COLLECT_UNFILED;
 	double t0 = now();
@@ -523,6 +523,29 @@ enum collect_result collect_run(const struct collect_in *in,
 		if (!dump_ok)
 			unlink(corepath);
 	}
+	/* The host's dump, taken because the capture kernel made none: an
+	 * ELF core of the guest's memory QEMU wrote, bounded as the guest's
+	 * stream is, kept as the vmcore.
+	 */
+	stage_path(&c, hostpath, sizeof(hostpath), HOST_DUMP_FILE);
+	if (!dump_ok && in->host_dump_why && file_size(hostpath) > 0) {
+		off_t hs = file_size(hostpath);
+
+		if (in->max_dump && (unsigned long long)hs > in->max_dump)
+			snprintf(
+				why, sizeof(why),
+				"the host's dump is %lld bytes, more than the guest's memory explains (%llu)",
+				(long long)hs, in->max_dump);
+		else if (!has_signature(hostpath))
+			snprintf(why, sizeof(why),
+				 "the host's dump has no ELF signature");
+		else if (rename(hostpath, corepath)) {
+			cannot_file(&c, "%s: %s", hostpath, strerror(errno));
+			goto out;
+		} else {
+			dump_ok = host_ok = 1;
+		}
+	}
 
 	/* The reasons, most telling first. */
 	if (in->interrupted) {
@@ -544,6 +567,8 @@ enum collect_result collect_run(const struct collect_in *in,
 				"the dry run did not complete (the guest got to \"%s\")%s",
 				g.last_state[0] ? g.last_state : "nothing",
 				oops_note);
+	} else if (host_ok) {
+		/* a dump to read: how it was made is dump.path's */
 	} else if (!strcmp(g.last_state, STATE_NOT_FIRED)) {
 		snprintf(
 			reason, sizeof(reason), "%s%s",
@@ -622,7 +647,12 @@ enum collect_result collect_run(const struct collect_in *in,
 		snprintf(reason, sizeof(reason), "no verified dump: %s", why);
 
 	/* Name every file for what it is, still inside the staging dir. */
-	if (dump_ok) {
+	if (host_ok) {
+		rec->dump.state = DUMP_COMPLETE;
+		/* what the dying capture kernel sent, as evidence */
+		if (rename_in_stage(&c, "dump.flat", "vmcore.flat"))
+			goto out;
+	} else if (dump_ok) {
 		rec->dump.state = DUMP_COMPLETE;
 		if (verdict == FLAT_TRAILING) {
 			if (rename_in_stage(&c, "dump.flat", "vmcore.flat"))
@@ -671,7 +701,21 @@ enum collect_result collect_run(const struct collect_in *in,
 	rec->console.lines = (long)g.console_lines;
 	rec->console.lines_cut = (long)g.lines_cut;
 	rec->dump.stream_bytes = info.stream_bytes;
-	rec->dump.vmcore_bytes = dump_ok ? info.extent : 0;
+	rec->dump.vmcore_bytes =
+		host_ok ? (unsigned long long)file_size(corepath) :
+		dump_ok ? info.extent :
+			  0;
+	if (host_ok) {
+		record_set(&rec->dump.path, "host");
+		set_guest_text(&rec->dump.path_why, in->host_dump_why);
+	} else if (dump_ok && in->nmi_injected) {
+		record_set(&rec->dump.path, "nmi+kdump");
+		record_set(
+			&rec->dump.path_why,
+			"the guest made no progress: the host injected an NMI (--stall), which panicked it into kdump");
+	} else if (dump_ok) {
+		record_set(&rec->dump.path, "kdump");
+	}
 	rec->timings.boot_to_armed = span(0, g.armed);
 	/* only a panic line of the first kernel times the fire; with
 	 * crash_kexec the report takes it from the fire record

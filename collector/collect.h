@@ -43,6 +43,10 @@ struct collect_in {
 	 * an NMI panic is the stall's
 	 */
 	bool nmi_injected;
+	/* the host took the guest's dump (HOST_DUMP_FILE in the staging
+	 * dir) because the capture kernel died or fell silent: why
+	 */
+	const char *host_dump_why;
 };
 
 enum collect_result {
