@@ -272,7 +272,7 @@ $(BK)/json-writer-test: bpk/tests/json-writer-test.c bpk/json_writer.c bpk/tests
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -o $@ $(filter %.c,$^) -ljansson
 $(BK)/protocol-test: bpk/tests/protocol-test.c bpk/protocol.c bpk/escape.c bpk/qemu.c bpk/util.c bpk/proc.c \
-		bpk/digest.c bpk/supervise.c collector/guestlog.c bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
+		bpk/digest.c bpk/supervise.c bpk/livedump.c collector/guestlog.c bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
 		$(filter %.c,$^) bpk/config.c -lcrypto

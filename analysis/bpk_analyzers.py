@@ -42,8 +42,9 @@ class Analyzers:
     the toolbox is not used although it was asked for (None otherwise);
     suite, root; versions {"crash", "drgn"} (Debian package versions)."""
 
-    def __init__(self, wanted=None, progress=None):
-        """PROGRESS: a stream for the toolbox's first make (None: quiet)."""
+    def __init__(self, wanted=None, progress=None, suite=None):
+        """PROGRESS: a stream for the toolbox's first make (None: quiet);
+        SUITE: the toolbox's suite (None: toolbox.sh's default)."""
         wanted = wanted or os.environ.get("BPK_ANALYZERS") or "toolbox"
         if wanted not in CHOICES:
             raise ValueError(f"analyzers '{wanted}': not one of {', '.join(CHOICES)}")
@@ -54,14 +55,14 @@ class Analyzers:
         self.suite = None
         self.versions = {"crash": None, "drgn": None}
         if wanted == "toolbox":
-            self._toolbox(progress)
+            self._toolbox(progress, suite)
         if self.source == "system":
             self.versions = _system_versions()
 
-    def _toolbox(self, progress):
+    def _toolbox(self, progress, suite):
         # toolbox.sh's progress (a first make) is relayed as it comes; its
         # last line is the reason when it fails
-        p = subprocess.Popen([TOOLBOX, "root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        p = subprocess.Popen([TOOLBOX, "root"] + ([suite] if suite else []), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, errors="replace")
         last = ""
         for line in p.stderr:
@@ -85,6 +86,10 @@ class Analyzers:
         kv = dict(ln.split("=", 1) for ln in v.stdout.splitlines() if "=" in ln)
         self.root, self.source, self.suite = root, "toolbox", kv.get("suite")
         self.versions = {"crash": kv.get("crash"), "drgn": kv.get("drgn")}
+
+    def whose(self):
+        """Whose analyzers, in a few words: "Debian 12's", "Debian sid's"."""
+        return "Debian 12's" if self.source == "system" else f"Debian {self.suite}'s"
 
     def describe(self):
         """One line: which analyzers, their versions, and why not the toolbox."""
@@ -113,6 +118,22 @@ class Analyzers:
         """The interpreter that has this source's drgn: Debian's
         python3-drgn is installed for /usr/bin/python3."""
         return "python3" if self.source == "toolbox" else "/usr/bin/python3"
+
+
+def newest_made(chosen):
+    """sid's toolbox when CHOSEN is another suite's toolbox and sid's is
+    made already, else None: a crash that cannot open a dump gets one more
+    try with the newest before Debian 12's (crash 8.0.6 stops on a live
+    guest's exception stacks, 9.0 reads them). Never made for that: a
+    retry is not a download."""
+    if chosen.source != "toolbox" or chosen.suite == "sid":
+        return None
+    cache = os.environ.get("BPK_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "bpf-panic-kdump")
+    if not os.path.exists(os.path.join(cache, "toolbox", "sid")):
+        return None
+    a = Analyzers("toolbox", suite="sid")
+    return a if a.source == "toolbox" else None
 
 
 def crash_vmlinux(vmlinux):

@@ -686,6 +686,10 @@ class Report:
                "dump": None, "dump_from": None, "agree": None}
         if self.drgn_ok or self.crash:
             out["dump"], out["dump_from"] = bpk_protocol.dump_cause(self.fire_record, self.evidence())
+            if self.field("dump.path") == "live" and out["dump"] == "unknown":
+                # a running guest: nothing brought it down, and the dump
+                # says so by holding no panic, fire or fatal line
+                out["dump"], out["dump_from"] = "none", "a dump of the live guest: " + out["dump_from"]
             if out["dump"] == "nmi" and self.field("qemu.nmi_injected_ms") is not None:
                 out["dump"], out["dump_from"] = stall_cause(self.cpus(), out["dump_from"])
             out["agree"] = causes_agree(run, out["dump"])
@@ -715,6 +719,8 @@ class Report:
             self.out(f"dump:      from the host (QEMU's dump-guest-memory, not kdump): {f('dump.path_why', '')}")
         elif f("dump.path") == "nmi+kdump":
             self.out(f"dump:      kdump, after the host's NMI: {f('dump.path_why', '')}")
+        elif f("dump.path") == "live":
+            self.out(f"dump:      of the live guest, its run going on: {f('dump.path_why', '')}")
         if self.crash:
             self.out(f"kernel:    {self.crash['release'] or ''} {self.crash['version'] or ''}")
         else:
@@ -722,7 +728,7 @@ class Report:
         if self.analyzers:
             self.out(f"analyzers: {self.analyzers.describe()}")
         if self.cp and self.cp.retried_from:
-            self.out(f"           crash: Debian 12's {self.crash_version()}, since {self.cp.retried_from}")
+            self.out(f"           crash: {self.cp.analyzers.whose()} {self.crash_version()}, since {self.cp.retried_from}")
         self.out()
 
     def text_cause(self):
@@ -1234,6 +1240,7 @@ class Report:
                           "error": cp.error if cp else None,
                           "version": self.crash_version() if self.analyzers and cp else None,
                           "retried_from": cp.retried_from if cp else None,
+                          "retried_with": cp.analyzers.whose() if cp and cp.retried_from else None,
                           "seconds": timings.get("crash_s")},
                 "drgn": {"ran": drgn_ran, "ok": self.drgn_ok,
                          "error": (self.drgn or {}).get("error"),
@@ -1462,17 +1469,22 @@ def full_report(run, vmlinux=None, analyzers=None):
             print(f"first look: the drgn part failed: {drgn.facts.get('error')}", file=sys.stderr)
         crash.finish()
         if crash.error and chosen.source == "toolbox":
-            # a newer crash can fail where Debian 12's reads (crash 8.0.6 on
-            # an exception stack): its sections then come from Debian 12's,
-            # said in the report, rather than none
+            # a crash can fail where another reads (crash 8.0.6 on an
+            # exception stack): its sections then come from sid's when that
+            # toolbox is made, else Debian 12's, said in the report, rather
+            # than none
             first = crash.error
-            print(f"{PROG}: {first}; Debian 12's own crash tries", file=sys.stderr)
-            retry = CrashPart(run, vmcore, vmlinux, fire_decode, bpk_analyzers.Analyzers("system"))
-            retry.start()
-            retry.finish()
-            if not retry.error:
-                retry.retried_from = first
-                crash = retry
+            for other in (bpk_analyzers.newest_made(chosen), bpk_analyzers.Analyzers("system")):
+                if other is None:
+                    continue
+                print(f"{PROG}: {first}; {other.whose()} crash tries", file=sys.stderr)
+                retry = CrashPart(run, vmcore, vmlinux, fire_decode, other)
+                retry.start()
+                retry.finish()
+                if not retry.error:
+                    retry.retried_from = first
+                    crash = retry
+                    break
         r = Report(run, rec, crash, drgn, chosen)
         timings = {"crash_s": crash.ms / 1000, "drgn_s": drgn.ms / 1000}
         if first_look_ms is not None:

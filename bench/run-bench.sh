@@ -6,7 +6,7 @@
 # Environment: BENCH_ROUNDS (3) repeats of each measurement; BENCH_COLD=1
 # also times a cold kernel build (about 5 min) in a scratch cache;
 # BENCH_ACCEL (tcg: KVM hangs on these machines, see README);
-# BENCH_SECTIONS (build loop scaling cost memory field campaign prog) to run only
+# BENCH_SECTIONS (build loop scaling cost memory field campaign prog hangs) to run only
 # some; BENCH_ATTEMPTS (6) attempts per campaign of the campaign section.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 rounds=${BENCH_ROUNDS:-3}
 accel=${BENCH_ACCEL:-tcg}
-sections=${BENCH_SECTIONS:-build loop scaling cost memory field campaign prog}
+sections=${BENCH_SECTIONS:-build loop scaling cost memory field campaign prog hangs}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ROUNDS '$rounds' is not a number >= 1"
 mkdir -p "$here/results"
 results=$here/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
@@ -424,6 +424,48 @@ if want prog; then
 	record prog "a small program compiled (clang -E for the key, clang -c, read as a trigger)" s "short_pipe_write.bpf.c, empty cache" "${v[@]}"
 	record prog "the same, from the cache (clang -E for the key, read as a trigger)" s "bpk list --prog" "${h[@]}"
 	rm -rf "$pcache"
+	step_done ""
+fi
+
+# --- 9. hangs: the host's NMI, and a live guest's dump against kdump's
+if want hangs; then
+	step "hangs ($accel)"
+	n=() l=() ls=() k=() ks=()
+	for _ in $(seq "$rounds"); do
+		# a hard lockup only the host sees: --stall 5, the NMI, kdump
+		runs=$work/stall
+		run none --workload "$top/tests/stall/hardlockup.sh" --stall 5 --accel "$accel" --runs "$runs" \
+			--no-report --timeout 300 >"$work/run.out" 2>&1 || { tail -3 "$work/run.out" >&2; die "stall run failed"; }
+		r=$(newest_run "$runs")
+		n+=("$(awk -v w="$(meta "$r" timings.qemu_wall_s)" -v i="$(meta "$r" qemu.nmi_injected_ms)" \
+			'BEGIN { print w - i / 1000 }')")
+		# a 1 GiB guest dumped live by the host (bpk dump), then by kdump
+		# when its workload fires
+		runs=$work/live
+		rm -rf "$runs"
+		mkdir -p "$runs"
+		run syscall_errno syscall=openat errno=ENOENT comm=late-open --workload "$top/tests/live/late-open.sh" \
+			--mem 1G --accel "$accel" --runs "$runs" --no-report --timeout 400 >"$work/live-run.out" 2>&1 &
+		pid=$!
+		for _ in $(seq 1 600); do
+			grep -qs '^BPK-STATE armed' "$runs"/.staging-*/results.txt && break
+			sleep 0.5
+		done
+		"$bpk" -j --runs "$runs" dump --no-report >"$work/dump.json" 2>"$work/dump.err" ||
+			{ kill "$pid"; wait "$pid" || true; die "bpk dump failed: $(tail -1 "$work/dump.err")"; }
+		wait "$pid" || { tail -3 "$work/live-run.out" >&2; die "the live dump's run failed"; }
+		read -r paused bytes < <(/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["paused_s"], d["vmcore_bytes"])' "$work/dump.json")
+		l+=("$paused")
+		ls+=("$(awk -v b="$bytes" 'BEGIN { print b / 1048576 }')")
+		r=$(find "$runs" -mindepth 1 -maxdepth 1 -type d -name '2*' ! -name '*-live' | sort | tail -1)
+		k+=("$(awk -v c="$(meta "$r" timings.panic_to_capture_s)" -v d="$(meta "$r" timings.dump_s)" 'BEGIN { print c + d }')")
+		ks+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
+	done
+	record hangs "--stall NMI -> run filed (kdump)" s "hard lockup, after 5 s without output" "${n[@]}"
+	record hangs "live dump (bpk dump): guest paused" s "1 GiB guest, QEMU ELF, paging=false" "${l[@]}"
+	record hangs "live dump size" MiB "all of the guest's memory" "${ls[@]}"
+	record hangs "kdump of the same guest: panic -> dumped" s "capture boot + makedumpfile -l -d 31" "${k[@]}"
+	record hangs "kdump vmcore size" MiB "" "${ks[@]}"
 	step_done ""
 fi
 

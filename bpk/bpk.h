@@ -141,6 +141,7 @@ int do_runs(int argc, char **argv);
 int do_show(int argc, char **argv);
 int do_crash(int argc, char **argv);
 int do_drgn(int argc, char **argv);
+int do_dump(int argc, char **argv);
 int do_campaign(int argc, char **argv);
 int do_matrix(int argc, char **argv);
 int do_bisect(int argc, char **argv);

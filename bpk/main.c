@@ -63,6 +63,8 @@ static const struct cmd cmds[] = {
 	VERB("crash", do_crash, "[RUN]",
 	     "the report, then crash on the vmcore"),
 	VERB("drgn", do_drgn, "[RUN]", "drgn on the vmcore, with our helpers"),
+	VERB("dump", do_dump, "[DIR]",
+	     "a dump of a running guest; its run goes on"),
 	VERB("campaign", do_campaign, "TRIGGER [k=v ...] --attempts N --jobs J",
 	     "many attempts for a flaky bug"),
 	VERB("matrix", do_matrix, "TRIGGER [k=v ...] --kernels K1,K2,...",

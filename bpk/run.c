@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -24,6 +25,7 @@
 #include "collect.h"
 #include "escape.h"
 #include "json_writer.h"
+#include "livedump.h"
 #include "hostfs.h"
 #include "image.h"
 #include "fire.h"
@@ -1033,6 +1035,9 @@ struct run_state {
 	struct qmp qmp; /* QEMU's monitor, once opened (qmp_ready) */
 	bool qmp_ready;
 	double host_dump_s; /* how long the host's dump took, or < 0 */
+	/* what the run record says of the guest, kept for a live dump's */
+	const char *args, *accel, *hostfs_why, *restore_err;
+	int live_dumps; /* how many bpk dump filed */
 };
 
 static struct run_state *cur;
@@ -1228,13 +1233,67 @@ static int on_stalled(struct guest *g, char *err, size_t errlen)
  * as another user), passed over the monitor; the guest is paused while
  * QEMU copies it.
  */
+/*
+ * QEMU writes the guest's memory into @fd (QMP getfd, then
+ * dump-guest-memory detached, polled with query-dump): progress said every
+ * 5 s, on stderr and to a bpk dump @client (-1: none). 0, or -1 with @err.
+ */
+static int qmp_dump(struct qmp *q, int fd, int client, char *err, size_t errlen)
+{
+	int64_t t0 = now_ms(), said = t0;
+	char state[32];
+
+	if (qmp_send_fd(q, "bpkdump", fd, err, errlen) ||
+	    qmp_exec(
+		    q, "dump-guest-memory",
+		    "{\"paging\": false, \"protocol\": \"fd:bpkdump\", \"detach\": true}",
+		    NULL, err, errlen))
+		return -1;
+	for (;;) {
+		json_t *st = NULL;
+		const char *s;
+		long long done, total;
+
+		if (qmp_exec(q, "query-dump", NULL, &st, err, errlen))
+			return -1;
+		s = json_string_value(json_object_get(st, "status"));
+		snprintf(state, sizeof(state), "%s", s ? s : "");
+		done = json_integer_value(json_object_get(st, "completed"));
+		total = json_integer_value(json_object_get(st, "total"));
+		json_decref(st);
+		if (!strcmp(state, "completed"))
+			return 0;
+		if (strcmp(state, "active")) {
+			snprintf(err, errlen, "QEMU's dump: status %s",
+				 *state ? state : "none");
+			return -1;
+		}
+		if (now_ms() - t0 > HOST_DUMP_MS) {
+			snprintf(err, errlen, "QEMU's dump not done in %d s",
+				 HOST_DUMP_MS / 1000);
+			return -1;
+		}
+		if (now_ms() - said >= 5000) {
+			p_info("the host's dump: %lld of %lld MiB", done >> 20,
+			       total >> 20);
+			if (client >= 0)
+				livedump_say(
+					client, "info",
+					"the host's dump: %lld of %lld MiB",
+					done >> 20, total >> 20);
+			said = now_ms();
+		}
+		usleep(200 * 1000);
+	}
+}
+
 static int on_capture_dead(struct guest *g, const char *why, char *err,
 			   size_t errlen)
 {
 	struct run_state *r = g->hooks.data;
 	struct qmp *q = run_qmp(g, err, errlen);
-	char *path = path_join(g->staging, HOST_DUMP_FILE), el[32], state[32];
-	int64_t t0 = now_ms(), said = t0;
+	char *path = path_join(g->staging, HOST_DUMP_FILE), el[32];
+	int64_t t0 = now_ms();
 	int fd, rc = -1;
 
 	(void)why;
@@ -1248,51 +1307,232 @@ static int on_capture_dead(struct guest *g, const char *why, char *err,
 		free(path);
 		return -1;
 	}
-	if (qmp_send_fd(q, "bpkdump", fd, err, errlen) ||
-	    qmp_exec(
-		    q, "dump-guest-memory",
-		    "{\"paging\": false, \"protocol\": \"fd:bpkdump\", \"detach\": true}",
-		    NULL, err, errlen))
-		goto out;
-	for (;;) {
-		json_t *st = NULL;
-		const char *s;
-		long long done, total;
-
-		if (qmp_exec(q, "query-dump", NULL, &st, err, errlen))
-			goto out;
-		s = json_string_value(json_object_get(st, "status"));
-		snprintf(state, sizeof(state), "%s", s ? s : "");
-		done = json_integer_value(json_object_get(st, "completed"));
-		total = json_integer_value(json_object_get(st, "total"));
-		json_decref(st);
-		if (!strcmp(state, "completed"))
-			break;
-		if (strcmp(state, "active")) {
-			snprintf(err, errlen, "QEMU's dump: status %s",
-				 *state ? state : "none");
-			goto out;
-		}
-		if (now_ms() - t0 > HOST_DUMP_MS) {
-			snprintf(err, errlen, "QEMU's dump not done in %d s",
-				 HOST_DUMP_MS / 1000);
-			goto out;
-		}
-		if (now_ms() - said >= 5000) {
-			p_info("the host's dump: %lld of %lld MiB", done >> 20,
-			       total >> 20);
-			said = now_ms();
-		}
-		usleep(200 * 1000);
+	if (!qmp_dump(q, fd, -1, err, errlen)) {
+		r->host_dump_s = ms_to_s(now_ms() - t0);
+		p_info("the host's dump taken in %s: %s",
+		       fmt_ms(now_ms() - t0, el, sizeof(el)), path);
+		rc = 0;
 	}
-	r->host_dump_s = ms_to_s(now_ms() - t0);
-	p_info("the host's dump taken in %s: %s",
-	       fmt_ms(now_ms() - t0, el, sizeof(el)), path);
-	rc = 0;
-out:
 	close(fd);
 	free(path);
 	return rc;
+}
+
+/* mkdir RUNS/<UTC time>-<trigger>-live, or -2, -3 ...: the run a live
+ * dump is filed as. NULL with @err.
+ */
+static char *live_run_dir(const struct run_state *r, char *err, size_t errlen)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	for (int i = 1; i < 1000; i++) {
+		char *dir =
+			i == 1 ? xasprintf("%s/%s-%s-%s", paths.runs, stamp,
+					   r->o->trigger, LIVE_DUMP_SUFFIX) :
+				 xasprintf("%s/%s-%s-%s-%d", paths.runs, stamp,
+					   r->o->trigger, LIVE_DUMP_SUFFIX, i);
+
+		if (!mkdir(dir, 0700))
+			return dir;
+		if (errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+			free(dir);
+			return NULL;
+		}
+		free(dir);
+	}
+	snprintf(err, errlen, "%s: too many runs in the same second",
+		 paths.runs);
+	return NULL;
+}
+
+static char *workload_name(const struct run_opts *o);
+
+/* What the run record says of the trigger and the guest: the run's own
+ * and its live dumps'.
+ */
+static void record_guest_facts(const struct run_state *r,
+			       struct run_record *rec)
+{
+	const struct run_opts *o = r->o;
+	const struct kernel_info *k = r->k;
+	char *v = kernel_vmlinux_path(k), *w = workload_name(o);
+
+	record_set(&rec->trigger.name, o->trigger);
+	record_set(&rec->trigger.args, r->args);
+	if (r->prog_in_run)
+		record_set(&rec->trigger.prog, r->prog_in_run);
+	record_set(&rec->guest.kernel_flavor, k->flavor);
+	record_set(&rec->guest.kernel, k->name);
+	record_set(&rec->guest.kernel_package, k->package);
+	record_set(&rec->guest.kernel_release, k->release);
+	record_set(&rec->guest.vmlinux, v);
+	free(v);
+	record_set(&rec->guest.mem, o->mem);
+	rec->guest.smp = o->smp;
+	record_set(&rec->guest.crashkernel, o->crashkernel);
+	record_set(&rec->guest.accel, r->accel);
+	rec->guest.destructive_sysctl = o->sysctl;
+	rec->guest.panic_on_oops = o->panic_on_oops;
+	rec->guest.panic_on_warn = o->panic_on_warn;
+	record_set(&rec->guest.workload, w);
+	free(w);
+	if (r->hostfs_why) {
+		char *h = xasprintf("on: %s", r->hostfs_why);
+
+		record_set(&rec->guest.host_fs, h);
+		free(h);
+	} else {
+		record_set(&rec->guest.host_fs, "off");
+	}
+	rec->guest.n_shares_ro = o->shares.n;
+	rec->guest.shares_ro = xcalloc((size_t)o->shares.n + 1, sizeof(char *));
+	for (int i = 0; i < o->shares.n; i++)
+		rec->guest.shares_ro[i] = xstrdup(o->shares.v[i]);
+	record_set(&rec->guest.share_rw, o->share_rw);
+	record_set(&rec->guest.restored_from, o->restore);
+	record_set(&rec->guest.restore_error, r->restore_err);
+}
+
+/*
+ * bpk dump: the live guest's memory, copied by QEMU while the guest is
+ * paused (stop, dump, cont: the pause is measured between the two), into
+ * a run of its own beside this one, RUNS/<time>-<trigger>-live: its
+ * vmcore and a record that says what it is (cause none, dump.path live).
+ * This run goes on; bpk dump writes the report.
+ */
+static int64_t on_live_dump(struct guest *g, int client)
+{
+	struct run_state *r = g->hooks.data;
+	char err[ERRLEN] = "", el[32], *stage = NULL, *vmcore = NULL;
+	char *dir = NULL, *line = NULL, *tmpl;
+	struct run_record rec;
+	struct qmp *q;
+	struct stat st;
+	int64_t t_stop = 0, paused = -1;
+	int fd = -1;
+	bool stopped = false;
+	ssize_t n;
+	char req[64];
+
+	n = recv(client, req, sizeof(req) - 1, 0);
+	if (n <= 0)
+		return -1;
+	req[n] = '\0';
+	req[strcspn(req, "\n")] = '\0';
+	if (strcmp(req, LIVE_DUMP_REQUEST)) {
+		livedump_say(client, "error", "not a request bpk knows");
+		return -1;
+	}
+	q = run_qmp(g, err, sizeof(err));
+	if (!q)
+		goto fail;
+	tmpl = path_join(paths.runs, ".staging-live-XXXXXX");
+	stage = mkdtemp(tmpl);
+	if (!stage) {
+		snprintf(err, sizeof(err), "%s: %s", tmpl, strerror(errno));
+		free(tmpl);
+		goto fail;
+	}
+	vmcore = path_join(stage, "vmcore");
+	fd = open(vmcore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, sizeof(err), "%s: %s", vmcore, strerror(errno));
+		goto fail;
+	}
+	p_info("bpk dump: the host takes a dump of the live guest, the guest paused for the copy");
+	livedump_say(client, "info",
+		     "the guest paused; QEMU copies its memory");
+	if (qmp_exec(q, "stop", NULL, NULL, err, sizeof(err)))
+		goto fail;
+	stopped = true;
+	t_stop = now_ms();
+	if (qmp_dump(q, fd, client, err, sizeof(err)))
+		goto fail;
+	if (qmp_exec(q, "cont", NULL, NULL, err, sizeof(err)))
+		goto fail;
+	stopped = false;
+	paused = now_ms() - t_stop;
+	if (fsync(fd) || fstat(fd, &st)) {
+		snprintf(err, sizeof(err), "%s: %s", vmcore, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	fd = -1;
+
+	record_init(&rec);
+	record_guest_facts(r, &rec);
+	rec.status = RUN_SUCCESS;
+	rec.qemu.exit = -1;
+	record_set(&rec.qemu.stopped_why,
+		   "still running: a dump of the live guest (bpk dump)");
+	rec.cause.run = CAUSE_NONE;
+	line = xasprintf(
+		"a dump of the live guest (bpk dump) at %s into the run, stage %s; the run went on",
+		fmt_ms(t_stop - g->started_ms, el, sizeof(el)),
+		stage_name(g->stage));
+	record_set(&rec.cause.detail, line);
+	free(line);
+	rec.dump.state = DUMP_COMPLETE;
+	rec.dump.vmcore_bytes = (unsigned long long)st.st_size;
+	record_set(&rec.dump.path, LIVE_DUMP_SUFFIX);
+	line = xasprintf(
+		"bpk dump: QEMU's dump-guest-memory of the running guest, paused %s for the copy",
+		fmt_ms(paused, el, sizeof(el)));
+	record_set(&rec.dump.path_why, line);
+	free(line);
+	rec.timings.dump = ms_to_s(paused);
+	rec.timings.qemu_wall = ms_to_s(now_ms() - g->started_ms);
+	dir = live_run_dir(r, err, sizeof(err));
+	if (!dir) {
+		record_free(&rec);
+		goto fail;
+	}
+	record_set(&rec.id, strrchr(dir, '/') + 1);
+	if (record_write(stage, &rec, err, sizeof(err)) || rename(stage, dir)) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s: %s", dir,
+				 strerror(errno));
+		rmdir(dir);
+		record_free(&rec);
+		goto fail;
+	}
+	record_free(&rec);
+	r->live_dumps++;
+	p_info("bpk dump: a dump of the live guest filed in %s (%llu MiB; the guest paused %s)",
+	       dir, (unsigned long long)st.st_size >> 20,
+	       fmt_ms(paused, el, sizeof(el)));
+	livedump_say(client, "ok", "%s %lld %llu", dir, (long long)paused,
+		     (unsigned long long)st.st_size);
+	free(dir);
+	free(vmcore);
+	free(stage);
+	return paused;
+fail:
+	if (stopped) {
+		char err2[ERRLEN];
+
+		paused = now_ms() - t_stop;
+		/* the guest must not stay paused because a dump failed */
+		if (qmp_exec(q, "cont", NULL, NULL, err2, sizeof(err2)))
+			p_err("the guest stays paused: QMP cont: %s", err2);
+	}
+	if (fd >= 0)
+		close(fd);
+	p_err("bpk dump: %s%s%s", err,
+	      stage ? "; what was written is kept in " : "",
+	      stage ? stage : "");
+	livedump_say(client, "error", "%s%s%s", err,
+		     stage ? "; what was written is kept in " : "",
+		     stage ? stage : "");
+	free(vmcore);
+	free(stage);
+	free(dir);
+	return paused;
 }
 
 static void stage_direct(struct run_state *r, enum stage s, const char *detail)
@@ -1682,6 +1922,26 @@ static int run_report(struct run_state *r, const char *form, const char *dir,
 	return rc;
 }
 
+int run_report_filed(const char *dir, enum display display)
+{
+	struct run_opts o;
+	struct run_state r = { .o = &o, .host_dump_s = -1 };
+	char *why = NULL;
+	int rc;
+
+	run_opts_init(&o);
+	o.display = display;
+	rc = run_report(&r, NULL, dir, &why);
+	if (rc)
+		record_update(dir, mark_report_failed, why);
+	else
+		record_update(dir, mark_report_written, (void *)dir);
+	if (rc)
+		p_err("the report of %s failed: %s", dir, why);
+	free(why);
+	return rc;
+}
+
 static int pending_signal(void)
 {
 	sigset_t mask;
@@ -1954,6 +2214,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	validate_after_build(o, k);
 	accel = qemu_accel(o->accel, k->image);
 	args = strv_join(&o->targs, " ");
+	r.accel = accel;
+	r.args = args;
 	if (mkdir_p(paths.runs, 0700))
 		usage_error("cannot create the runs dir %s: %s", paths.runs,
 			    strerror(errno));
@@ -2079,6 +2341,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		cmdline = guest_cmdline(&gp);
 	}
 	/* --- the guest */
+	r.hostfs_why = hostfs_why;
 	g.staging = r.stage;
 	g.timeout_s = o->timeout;
 	run_caps(&g, parse_size(o->mem), o->log_cap);
@@ -2089,6 +2352,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 					.fired = on_fired,
 					.stalled = on_stalled,
 					.capture_dead = on_capture_dead,
+					.live_dump = on_live_dump,
 					.data = &r };
 	g.control = o->restore != NULL;
 	/* restores, --stall's NMI, the host's dump */
@@ -2200,47 +2464,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	/* --- filing */
 	stage_direct(&r, STAGE_COLLECT, "verifying and filing the dump");
 	record_init(&rec);
-	record_set(&rec.trigger.args, args);
-	if (r.prog_in_run)
-		record_set(&rec.trigger.prog, r.prog_in_run);
-	record_set(&rec.guest.kernel_flavor, k->flavor);
-	record_set(&rec.guest.kernel, k->name);
-	record_set(&rec.guest.kernel_package, k->package);
-	record_set(&rec.guest.kernel_release, k->release);
-	{
-		char *v = kernel_vmlinux_path(k);
-
-		record_set(&rec.guest.vmlinux, v);
-		free(v);
-	}
-	record_set(&rec.guest.mem, o->mem);
-	rec.guest.smp = o->smp;
-	record_set(&rec.guest.crashkernel, o->crashkernel);
-	record_set(&rec.guest.accel, accel);
-	rec.guest.destructive_sysctl = o->sysctl;
-	rec.guest.panic_on_oops = o->panic_on_oops;
-	rec.guest.panic_on_warn = o->panic_on_warn;
-	{
-		char *w = workload_name(o);
-
-		record_set(&rec.guest.workload, w);
-		free(w);
-	}
-	if (hostfs_why) {
-		char *h = xasprintf("on: %s", hostfs_why);
-
-		record_set(&rec.guest.host_fs, h);
-		free(h);
-	} else {
-		record_set(&rec.guest.host_fs, "off");
-	}
-	rec.guest.n_shares_ro = o->shares.n;
-	rec.guest.shares_ro = xcalloc((size_t)o->shares.n + 1, sizeof(char *));
-	for (int i = 0; i < o->shares.n; i++)
-		rec.guest.shares_ro[i] = xstrdup(o->shares.v[i]);
-	record_set(&rec.guest.share_rw, o->share_rw);
-	record_set(&rec.guest.restored_from, o->restore);
-	record_set(&rec.guest.restore_error, restore_err);
+	r.restore_err = restore_err;
+	record_guest_facts(&r, &rec);
 	rec.qemu.exit = qrc;
 	record_set(&rec.qemu.stopped_why, g.stopped_why);
 	if (g.stall_why[0])

@@ -65,6 +65,12 @@ struct run_opts {
 
 void run_opts_init(struct run_opts *o);
 
+/* The report of the filed run @dir (report.py), shown as @display shows
+ * a run's; run.json's report state set from it. 0, or its exit status
+ * after an error message.
+ */
+int run_report_filed(const char *dir, enum display display);
+
 /* A run that was given no --crashkernel takes its kernel's measured one,
  * measuring a Debian kernel first if it never was. After the build.
  */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "livedump.h"
 #include "proc.h"
 #include "protocol.h"
 #include "qemu.h"
@@ -45,6 +46,7 @@ enum tag {
 	TAG_GRACE,
 	TAG_STALL,
 	TAG_CAPTURE,
+	TAG_LIVE,
 };
 
 static const char *const stream_file[S_NSTREAMS] = {
@@ -90,7 +92,7 @@ int guest_prepare(struct guest *g)
 
 	g->epfd = g->sigfd = g->pidfd = g->deadline_fd = g->tick_fd = -1;
 	g->grace_fd = g->err_fd = g->err_out = -1;
-	g->stall_fd = g->capture_fd = -1;
+	g->stall_fd = g->capture_fd = g->live_fd = -1;
 	g->control_fd = g->qmp_fd = -1;
 	g->qemu_control_fd = g->qemu_qmp_fd = -1;
 	g->keep_extra = -1;
@@ -282,6 +284,17 @@ int guest_start(struct guest *g)
 		    add_fd(g, g->capture_fd, EPOLLIN, TAG_CAPTURE))
 			return -1;
 	}
+	if (g->hooks.live_dump) {
+		char err[512];
+
+		g->live_fd = livedump_listen(g->staging, err, sizeof(err));
+		if (g->live_fd < 0) {
+			p_err("%s", err);
+			return -1;
+		}
+		if (add_fd(g, g->live_fd, EPOLLIN, TAG_LIVE))
+			return -1;
+	}
 	if (g->stall_s) {
 		g->stall_fd = timer_fd(0, 0);
 		if (g->stall_fd < 0 ||
@@ -471,6 +484,50 @@ static void on_capture_dead(struct guest *g)
 		g->host_dumped = true;
 	}
 	guest_stop(g, 0, g->host_dump_why);
+}
+
+/*
+ * bpk dump: a dump of the guest while it runs, only before it went down
+ * (after that, the run's own dump is on its way). The guest is paused for
+ * the copy: that time is not the guest's, so the timeout and the stall
+ * watch move on by it.
+ */
+static void on_live_dump(struct guest *g)
+{
+	int client = accept4(g->live_fd, NULL, NULL, SOCK_CLOEXEC);
+	struct timeval tv = { .tv_sec = 5 };
+	struct itimerspec left;
+	int64_t paused;
+
+	if (client < 0)
+		return;
+	/* a client that sends nothing, or reads nothing, holds the loop
+	 * this long at most
+	 */
+	if (setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
+		close(client);
+		return;
+	}
+	if (g->fired_seen || g->stopping || g->pid <= 0 ||
+	    g->stage < STAGE_BOOT) {
+		livedump_say(
+			client, "error",
+			"the guest is not running (stage: %s): a live dump is taken before it goes down; the run files its own dump",
+			stage_name(g->stage));
+		close(client);
+		return;
+	}
+	paused = g->hooks.live_dump(g, client);
+	close(client);
+	if (paused <= 0)
+		return;
+	if (!timerfd_gettime(g->deadline_fd, &left) &&
+	    (left.it_value.tv_sec || left.it_value.tv_nsec))
+		rearm(g->deadline_fd, (int64_t)left.it_value.tv_sec * 1000 +
+					      left.it_value.tv_nsec / 1000000 +
+					      paused);
+	stall_progress(g);
 }
 
 static void fired(struct guest *g)
@@ -888,6 +945,9 @@ int guest_supervise(struct guest *g)
 				    !g->stopping)
 					on_capture_dead(g);
 				break;
+			case TAG_LIVE:
+				on_live_dump(g);
+				break;
 			case TAG_TICK:
 				if (read(g->tick_fd, &ticks, sizeof(ticks)) ==
 					    sizeof(ticks) &&
@@ -941,6 +1001,15 @@ void guest_cleanup(struct guest *g)
 	close_fd(&g->grace_fd);
 	close_fd(&g->stall_fd);
 	close_fd(&g->capture_fd);
+	if (g->live_fd >= 0) {
+		char *sock = path_join(g->staging, LIVE_DUMP_SOCK);
+
+		/* the filed run keeps no socket */
+		if (unlink(sock) && errno != ENOENT)
+			p_err("%s: %s", sock, strerror(errno));
+		free(sock);
+	}
+	close_fd(&g->live_fd);
 	close_fd(&g->epfd);
 	for (int i = 0; i < g->n_pass; i++)
 		close_fd(&g->pass_fd[i]);

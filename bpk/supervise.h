@@ -65,6 +65,12 @@ struct guest_hooks {
 	 */
 	int (*capture_dead)(struct guest *g, const char *why, char *err,
 			    size_t errlen);
+	/* bpk dump connected (@client, the socket to answer on): take a
+	 * dump of the live guest and file it, the guest paused for the
+	 * copy. The time it was paused in ms (the timeout and the stall
+	 * watch are moved on by it), or -1: it was not paused
+	 */
+	int64_t (*live_dump)(struct guest *g, int client);
 	void *data;
 };
 
@@ -124,6 +130,7 @@ struct guest {
 	size_t control_len, control_off;
 	int epfd, sigfd, pidfd, deadline_fd, tick_fd, grace_fd, stall_fd;
 	int capture_fd;
+	int live_fd; /* bpk dump's socket (hooks.live_dump), -1: none */
 	bool stall_watching, capture_watching, capture_panic_seen;
 	int err_fd, err_out; /* QEMU's stderr: a pipe, kept in qemu.log */
 	char *line[2];

@@ -2,16 +2,22 @@
 /*
  * Unit tests of the guest protocol's host side (protocol.c: the guest's
  * command line, the control message, the console patterns), the escape of
- * guest text (escape.c), QEMU's command line (qemu.c) and bpk's number
- * and size parsers (util.c). One line per check, what was observed.
+ * guest text (escape.c), QEMU's command line (qemu.c), bpk's number
+ * and size parsers (util.c) and bpk dump's socket (livedump.c). One line
+ * per check, what was observed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bpk.h"
 #include "check.h"
 #include "escape.h"
+#include "livedump.h"
 #include "protocol.h"
 #include "qemu.h"
 #include "supervise.h"
@@ -347,6 +353,59 @@ static void test_parsers(void)
 	      has_control("\x7f"), has_control("plain words"));
 }
 
+/*
+ * bpk dump's socket in a staging dir deeper than a socket address holds
+ * (sun_path: 108 bytes): listened on and reached through the dir's fd; a
+ * reply line with a newline inside stays one line; a dir with no run in
+ * progress is named in the error.
+ */
+static void test_livedump(void)
+{
+	char base[] = "/tmp/bpk-livedump-test.XXXXXX", err[512], got[256];
+	char *dir, *sock;
+	int l, c, a;
+	ssize_t n;
+
+	if (!mkdtemp(base)) {
+		check("livedump.tmpdir", false, "%s", strerror(errno));
+		return;
+	}
+	dir = xasprintf("%s/%0150d", base, 0);
+	check("livedump.deep_dir", !mkdir(dir, 0700) && strlen(dir) > 108,
+	      "%zu bytes", strlen(dir));
+	l = livedump_listen(dir, err, sizeof(err));
+	check("livedump.listen", l >= 0, "%s", l >= 0 ? "listening" : err);
+	c = livedump_connect(dir, err, sizeof(err));
+	check("livedump.connect", c >= 0, "%s", c >= 0 ? "connected" : err);
+	a = l >= 0 ? accept(l, NULL, NULL) : -1;
+	if (a >= 0 && c >= 0) {
+		livedump_say(a, "error", "two\nlines");
+		n = recv(c, got, sizeof(got) - 1, 0);
+		got[n > 0 ? n : 0] = '\0';
+		check("livedump.one_line", !strcmp(got, "error two lines\n"),
+		      "'%.*s'", (int)strcspn(got, "\n"), got);
+	} else {
+		check("livedump.one_line", false, "no connection");
+	}
+	if (a >= 0)
+		close(a);
+	if (c >= 0)
+		close(c);
+	if (l >= 0)
+		close(l);
+	sock = path_join(dir, LIVE_DUMP_SOCK);
+	unlink(sock);
+	c = livedump_connect(dir, err, sizeof(err));
+	check("livedump.gone", c < 0 && strstr(err, "no longer in progress"),
+	      "%s", err);
+	if (c >= 0)
+		close(c);
+	free(sock);
+	rmdir(dir);
+	rmdir(base);
+	free(dir);
+}
+
 int main(void)
 {
 	test_cmdline();
@@ -355,5 +414,6 @@ int main(void)
 	test_escape();
 	test_qemu_argv();
 	test_parsers();
+	test_livedump();
 	return checks_done("protocol-test");
 }

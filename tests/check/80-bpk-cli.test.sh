@@ -13,7 +13,7 @@ cd "$top"
 
 runs=$out/runs
 mkdir -p "$runs"
-verbs=(run list check demo runs show crash drgn selftest campaign)
+verbs=(run list check demo runs show crash drgn dump selftest campaign)
 
 # --- help and version
 help=$("$bpk" --help 2>&1) || true
