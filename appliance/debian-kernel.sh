@@ -55,16 +55,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 # Bump when the extraction changes (the module list below, LKDTM, what is
 # done to vmlinux), so that an entry made by another recipe is redone (from
 # the kept image .deb).
-RECIPE=5
+RECIPE=6
 # The modules the guests need, when they are modules (built-in ones are
 # skipped): virtio transport, console (the result and dump ports) and blk;
 # 9p over virtio for the host's /usr, if the package has it (the cloud
 # flavour does not: its guests run busybox workloads only); LKDTM for the
 # warn and hung_task examples, if the package has it (a trailing ? marks a
 # module that may be missing: Debian 12's config has "# CONFIG_LKDTM is not
-# set"). The capture
-# kernel's dracut image takes the ones in KDUMP_MODULES.
-ROOT_MODULES="virtio_pci virtio_console virtio_blk 9pnet_virtio? 9p? lkdtm?"
+# set"); qemu_fw_cfg, which publishes the kernel's vmcoreinfo to QEMU's
+# vmcoreinfo device, so that a dump the host takes (the capture kernel
+# died, bpk dump) tells drgn where the kernel is, as kdump's does. The
+# capture kernel's dracut image takes the ones in KDUMP_MODULES.
+ROOT_MODULES="virtio_pci virtio_console virtio_blk 9pnet_virtio? 9p? lkdtm? qemu_fw_cfg?"
 KDUMP_MODULES="virtio_pci virtio_console"
 
 # The cache is read by whoever runs bpk (QEMU runs as an ordinary user),

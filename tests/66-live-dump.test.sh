@@ -10,7 +10,9 @@
 #    dump's cause is none, the workload's sleep is in its task list, and
 #    crash counts the tasks drgn counts;
 #  - the run itself goes on, fires later and is filed with its own dump
-#    through kdump, its output naming the live dump.
+#    through kdump, its output naming the live dump;
+#  - the same on Debian's kernel, whose vmcoreinfo reaches QEMU only once
+#    the guest has loaded qemu_fw_cfg: drgn reads the live dump too.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,5 +80,32 @@ check_file_has live.run_said_it "$out/run.out" "bpk dump: a dump of the live gue
 check live.no_socket_left "files of the run: $(listing "${run:-/nonexistent}" | tr ' ' '\n' | grep -c sock || true) sockets" \
 	test -n "$run" -a ! -e "${run:-/nonexistent}/dump.sock"
 
-left=$(qemu_on "$runs/")
+# --- Debian's kernel: drgn finds the kernel in the host's dump
+druns=$out/debian-runs
+drc_file=$out/debian-run.rc
+("$bpk" --runs "$druns" run syscall_errno syscall=openat errno=ENOENT comm=late-open --kernel debian \
+	--workload tests/live/late-open.sh --repeat 0 --timeout 400 >"$out/debian-run.out" 2>&1
+echo $? >"$drc_file") &
+runner=$!
+for _ in $(seq 1 600); do
+	armed "$druns" && break
+	[[ -s $drc_file ]] && break
+	sleep 0.5
+done
+check live.debian.armed "the run armed its trigger: $(grep -m1 'armed' "$out/debian-run.out" || echo 'not yet')" armed "$druns"
+rc=0
+"$bpk" --runs "$druns" dump >"$out/debian-dump.out" 2>"$out/debian-dump.err" || rc=$?
+said=$(grep -m1 'a dump of the live guest filed in' "$out/debian-dump.err" || true)
+dlive=$(sed -n 's/.*a dump of the live guest filed in \(.*\): [0-9]* MiB, .*/\1/p' <<<"$said")
+check live.debian.dump_exit "exit $rc: ${said:-$(tail -1 "$out/debian-dump.err")}" test "$rc" = 0 -a -n "$dlive"
+got=$(json_value "${dlive:-/nonexistent}/report.json" "[d['analyzers']['drgn']['ok'], d['analyzers']['crash']['ok'], d['tasks']['total'] > 0]")
+check live.debian.both_read_it "drgn ok, crash ok, drgn's tasks: $got" test "$got" = '[true, true, true]'
+check_file_has live.debian.kernel "${dlive:-/nonexistent}/report.txt" '^kernel: +6\.1\.'
+wait "$runner" || true
+rc=$(cat "$drc_file" 2>/dev/null || echo none)
+drun=$(filed_runs "$druns" | grep -v -- '-live$' | tail -1)
+check live.debian.run_fired "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/debian-run.out" || tail -1 "$out/debian-run.out")" \
+	test "$rc" = 0 -a -n "$drun" -a -s "${drun:-/nonexistent}/vmcore"
+
+left=$(qemu_on "$runs/")$(qemu_on "$druns/")
 check live.no_qemu_left "QEMU under $runs: ${left:-none}" test -z "$left"
