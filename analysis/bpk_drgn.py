@@ -18,7 +18,7 @@ import time
 import bpk_protocol
 import bpk_waits
 import drgn
-from drgn import FaultError, cast, container_of
+from drgn import FaultError, Object, cast, container_of
 from drgn.helpers.linux.bpf import (
     bpf_link_for_each,
     bpf_map_for_each,
@@ -804,6 +804,51 @@ def panic_info(prog):
                                  for r in get_printk_records(prog) if r.facility == LOG_KERN)
 
 
+# The tasks the kernel's own detectors name in the log: the hung-task
+# detector's blocked task, the soft-lockup detector's task on the stuck
+# CPU, the tasks a preemptible RCU grace period waits on, the task running
+# on each CPU an RCU stall warning names (in the dump, not the log: the log
+# names only the CPU). A task the log
+# only names (a comm and pid printed by a detector) is not trusted until
+# the dump has it: waits() and task_list() look each pid up there.
+LOG_NAMED = (
+    ("hung", re.compile(r"INFO: task .{1,16}:(\d+) blocked for more than \d+ seconds")),
+    ("stuck", re.compile(r"soft lockup - CPU#\d+ stuck for \d+s! \[.{1,16}:(\d+)\]")),
+    ("rcu_blocking", re.compile(r"Tasks blocked on level-\d+ rcu_node .*?((?: P\d+)+)")),
+    ("rcu_stalling", re.compile(r"^rcu:\s+(\d+)-\S*: \(")),
+)
+
+
+def log_named_tasks(prog):
+    """[{"role", "pid"}] of the tasks the detectors' log lines name, the
+    first mention of each pid kept, in log order."""
+    out, seen = [], set()
+    on_cpu = None
+    for r in get_printk_records(prog):
+        if r.facility != LOG_KERN:
+            continue
+        line = r.text.decode(errors="surrogateescape")
+        for role, pat in LOG_NAMED:
+            m = pat.search(line)
+            if not m:
+                continue
+            if role == "rcu_blocking":
+                pids = [int(p) for p in re.findall(r"\d+", m.group(1))]
+            elif role == "rcu_stalling":
+                if on_cpu is None:
+                    on_cpu = {cpu: Object(prog, "struct task_struct *", value=addr).pid.value_()
+                              for addr, cpu in _running(prog).items()}
+                # the idle task of a CPU stalled in an interrupt: no task to follow
+                pids = [p for p in (on_cpu.get(int(m.group(1))),) if p]
+            else:
+                pids = [int(m.group(1))]
+            for pid in pids:
+                if pid not in seen:
+                    seen.add(pid)
+                    out.append({"role": role, "pid": pid, "from": "kernel log"})
+    return out
+
+
 def crashed_task(prog):
     return prog.crashed_thread().object
 
@@ -836,7 +881,11 @@ def collect(prog, consts, stack_pids=()):
     named = []
     for rec in facts["fire"] or []:
         for role, pid in re.findall(r"\b(\w+)_pid=(\d+)", rec["fields"].get("detail") or ""):
-            named.append({"role": role, "pid": int(pid)})
+            named.append({"role": role, "pid": int(pid), "from": "fire record"})
+    section("log_named", lambda: log_named_tasks(prog))
+    for n in facts["log_named"] or []:
+        if all(n["pid"] != m["pid"] for m in named):
+            named.append(n)
     facts["named_tasks"] = named
 
     def crashed():

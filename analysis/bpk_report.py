@@ -893,9 +893,11 @@ class Report:
         for n in sorted(named, key=lambda n: n["role"] != "hung"):
             t = by_pid.get(n["pid"])
             if t:
-                show(f"{n['role']} task (fire record {n['role']}_pid={n['pid']})", t)
+                said = f"fire record {n['role']}_pid={n['pid']}" if n.get("from", "fire record") == "fire record" \
+                    else f"named in the kernel log, pid {n['pid']}"
+                show(f"{n['role']} task ({said})", t)
             else:
-                self.out(f"-- {n['role']} task: pid {n['pid']} (fire record) is not in the dump's task list")
+                self.out(f"-- {n['role']} task: pid {n['pid']} ({n.get('from', 'fire record')}) is not in the dump's task list")
         if crashed:
             t = next((t for t in tasks if t["pid"] == crashed["pid"] and t["comm"] == crashed["comm"]), None)
             if t:
@@ -1089,9 +1091,14 @@ class Report:
                 self.out(f"   drgn lists the same {len(d)} VMA(s)")
         self.out()
 
+    HANG_CAUSES = ("hung_task", "soft_lockup", "rcu_stall", "hard_lockup", "stall")
+
     def hang(self):
-        """A cause where who blocked whom is the news: a hung_task fire."""
-        return self.field("trigger.name") == "hung_task" or bool((self.d("waits") or {}).get("deadlocks"))
+        """A cause where who blocked whom is the news: a hung_task fire, a
+        hang the run or the dump names, a deadlock found."""
+        return (self.field("trigger.name") == "hung_task"
+                or self.cause.get("run") in self.HANG_CAUSES or self.cause.get("dump") in self.HANG_CAUSES
+                or bool((self.d("waits") or {}).get("deadlocks")))
 
     def text_waits(self):
         """Who blocked whom: deadlocks first, then each blocked task, the
@@ -1114,6 +1121,8 @@ class Report:
             wt = t["waits"]
             if wt is None:
                 line += "its stack cannot be read"
+            elif wt["address"] is None and t["state"] == "R":
+                line += f"running, not waiting (in {wt['function'] or '?'})"
             elif wt["address"] is None:
                 line += f"waits in {wt['function'] or '?'} on nothing the report knows"
             else:

@@ -13,6 +13,10 @@
 #  4. the hard lockup again with --panic-on rcu and no --stall
 #     (rcu_cpu_stall_timeout=5): the other CPU's RCU stall detector
 #     panics, cause rcu_stall.
+# For 2-4 the task the detector names (the hung task, the soft-locked
+# CPU's task, the task on the CPU RCU says stalls) is the one report.json
+# names from the kernel log, with the pid the console printed, and
+# report.txt's "Who blocked whom" comes before its panic.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +39,16 @@ report_cause() {
 	got=$(json_value "${run:-/nonexistent}/report.json" "[d['cause']['dump'], d['cause']['agree']]")
 	check "$1.report_cause" "report.json cause.dump, agree: $got" test "$got" = "[\"$2\", true]"
 }
+# named NAME ROLE PID: report.json names pid PID from the kernel log as
+# ROLE, and report.txt puts who blocked whom before the panic
+named() {
+	local got
+	got=$(json_value "${run:-/nonexistent}/report.json" "[(n['role'], n['pid'], n.get('from')) for n in d['tasks']['named']]")
+	check "$1.named_from_log" "report.json tasks.named: $got; the console's pid: ${3:-none}" \
+		test -n "$3" -a "$got" = "[[\"$2\", $3, \"kernel log\"]]"
+	got=$(grep -oE '^== (Who blocked whom|Panic$)' "${run:-/nonexistent}/report.txt" 2>/dev/null | cut -c4- | tr '\n' ',' || true)
+	check "$1.waits_first" "report.txt sections in order: ${got:-none}" test "$got" = "Who blocked whom,Panic,"
+}
 
 # --- 1. the hard lockup, found by the host
 one hard --workload tests/stall/hardlockup.sh --stall 10
@@ -56,16 +70,21 @@ check_field soft.run_cause "${run:-/nonexistent}" cause.run soft_lockup
 report_cause soft soft_lockup
 got=$(record_field "${run:-/nonexistent}" qemu.nmi_injected_ms 2>&1 || true)
 check soft.no_nmi_injected "qemu.nmi_injected_ms=${got:-absent}" test -n "$run" -a -z "$got"
+named soft stuck "$(sed -n 's/.*soft lockup - CPU#[0-9]* stuck for [0-9]*s! \[.*:\([0-9]*\)\].*/\1/p' "${run:-/nonexistent}/console.log" | head -1)"
 
 # --- 3. the hung task
 one hung --workload tests/stall/hung.sh --panic-on hung --append sysctl.kernel.hung_task_timeout_secs=5
 check_field hung.run_cause "${run:-/nonexistent}" cause.run hung_task
 report_cause hung hung_task
+named hung hung "$(sed -n 's/.*INFO: task .*:\([0-9]*\) blocked for more than.*/\1/p' "${run:-/nonexistent}/console.log" | head -1)"
 
 # --- 4. the hard lockup seen by RCU on the other CPU
 one rcu --workload tests/stall/hardlockup.sh --panic-on rcu --append rcupdate.rcu_cpu_stall_timeout=5
 check_field rcu.run_cause "${run:-/nonexistent}" cause.run rcu_stall
 report_cause rcu rcu_stall
+# the console names the CPU; the task on it is the workload spinning there
+cpu=$(sed -n 's/.*rcu: *\t*\([0-9]*\)-.*: (.*/\1/p' "${run:-/nonexistent}/console.log" | head -1)
+named rcu rcu_stalling "$(json_value "${run:-/nonexistent}/report.json" "[t['pid'] for t in d['tasks']['list'] if t['cpu'] == ${cpu:-99} and t['state'] == 'R' and t['comm'] == 'workload'][0]" 2>/dev/null || true)"
 
 left=$(qemu_on "$out/")
 check stalls.no_qemu_left "QEMU under $out: ${left:-none}" test -z "$left"
