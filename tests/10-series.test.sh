@@ -47,10 +47,13 @@ check series.cover_letter_context "${missing:+missing:$missing}${missing:-upstre
 #  - BIT_MACRO in tools/include/uapi: the UAPI copy must match the kernel's
 #    include/uapi header byte for byte, and BIT() is not available in UAPI
 #    headers (checkpatch only exempts include/uapi itself).
+# It runs from the unpacked source tree, as a reviewer without git would:
+# in a git checkout checkpatch looks commit ids up in git instead, and
+# takes a quoted trace in a commit message for one it merely cannot find.
 for p in "${patches[@]}"; do
 	report=$out/checkpatch-${p%.patch}.txt
-	perl "$src/scripts/checkpatch.pl" --strict --no-tree --show-types \
-		--root="$src" "$series/$p" >"$report" 2>&1 || true
+	(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree --show-types \
+		--root="$src" "$series/$p") >"$report" 2>&1 || true
 	bad=()
 	while IFS= read -r line; do
 		type=${line#*:}

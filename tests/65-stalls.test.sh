@@ -63,6 +63,10 @@ check hard.every_cpu "CPUs in report.json: $got" test "$got" = 2
 check_file_has hard.report_names_it "${run:-/nonexistent}/report.txt" '^      the host.s NMI \(--stall\) found interrupts off: CPU [0-9] \(pid [0-9]+ .*\) at lkdtm_HARDLOCKUP\+'
 check_file_has hard.report_every_cpu "${run:-/nonexistent}/report.txt" '^   CPU [0-9]: pid [0-9]+ .*, interrupted at lkdtm_HARDLOCKUP\+.* with interrupts off$'
 check_file_has hard.said_on_terminal "$out/hard.out" 'no output and no state from the guest for 10s: NMI injected'
+# no task blocked, so no graph: bpk show --graph says so
+rc=0
+got=$("$bpk" show "${run:-/nonexistent}" --graph 2>&1) || rc=$?
+check hard.show_no_graph "exit $rc: $got" test "$rc" = 1 -a "$got" = "bpk: error: $run: no wait-for graph: no task was blocked in the dump"
 
 # --- 2. the soft lockup, by the guest's own detector
 one soft --workload tests/stall/softlockup.sh --panic-on softlockup --append watchdog_thresh=5
@@ -77,6 +81,9 @@ one hung --workload tests/stall/hung.sh --panic-on hung --append sysctl.kernel.h
 check_field hung.run_cause "${run:-/nonexistent}" cause.run hung_task
 report_cause hung hung_task
 named hung hung "$(sed -n 's/.*INFO: task .*:\([0-9]*\) blocked for more than.*/\1/p' "${run:-/nonexistent}/console.log" | head -1)"
+# the graph of the hung task, named by bpk show --graph
+got=$("$bpk" show "${run:-/nonexistent}" --graph 2>&1 || true)
+check hung.show_graph "bpk show --graph: $got" test -n "$run" -a "$got" = "$run/waits.svg" -a -s "${run:-/nonexistent}/waits.svg"
 
 # --- 4. the hard lockup seen by RCU on the other CPU
 one rcu --workload tests/stall/hardlockup.sh --panic-on rcu --append rcupdate.rcu_cpu_stall_timeout=5
