@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The series' own selftest, run in the guest on the patched kernel: the
-# subtests that cannot panic the guest (types, caps, disarm) in one boot,
-# and rearm, which would panic it were the switch's generation not
-# checked, alone in a second boot, where a panic is its failure. Each
-# subtest's result is the selftest's own (tests/selftest/runner.c).
+# subtests that panic the guest only when a guard is missing (types, caps,
+# disarm, which runs last so that its panic leaves it without a result)
+# in one boot, and rearm, which would panic it were the switch's
+# generation not checked, alone in a second boot, where a panic is its
+# failure. Each subtest's result is the selftest's own
+# (tests/selftest/runner.c); a missing result is a failure.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
