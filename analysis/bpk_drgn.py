@@ -44,8 +44,9 @@ LOG_KERN = 0  # syslog(3)'s facility of the kernel's own messages
 # What the drgn part cannot show, and why: printed in the report and put
 # into report.json as it is (not_shown() adds what this drgn lacks).
 NOT_SHOWN = [
-    "user-space stacks: the dump is taken with makedumpfile -d 31, which"
-    " drops user pages",
+    "user-space stacks: not unwound (a dump made with makedumpfile -d 31,"
+    " the usual level, has no user pages to unwind them from; the level is"
+    " on the report's status line)",
     "what is behind a pipe or socket: open files show their path, or"
     " pipe:[inode] / socket:[inode]; the other end and socket state are"
     " not decoded",

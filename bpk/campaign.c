@@ -1429,6 +1429,7 @@ static void usage_bisect(void)
 {
 	printf("usage: bpk [-j] bisect TRIGGER [k=v ...] --kernels GOOD,K2,...,BAD [--attempts N]\n"
 	       "                 [--workload FILE | -- CMD ARGS...] [options as for bpk matrix]\n"
+	       "       bpk [-j] bisect --prog FILE [k=v ...] --kernels GOOD,...,BAD ...\n"
 	       "\n"
 	       "Which kernel of an ordered list is the first where the trigger fires (or\n"
 	       "the first where it stops firing)? The two ends are tried first and must\n"

@@ -20,7 +20,9 @@
 #    tp_btf, raw_tp (a dry run counting which ran), uprobe on target=,
 #    perf_event on cpu-clock (each fires);
 #  - a campaign takes a program of one's own (its attempts boot fresh, and
-#    campaign.json says why) and its winning attempt names the program.
+#    campaign.json says why) and its winning attempt names the program;
+#  - so does bpk matrix: the pipe example on ours and Debian's kernel fires
+#    on both, each dump's fire record naming the program.
 # shellcheck disable=SC2016 # backticks and ${...} in single quotes: literal text
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -179,6 +181,16 @@ check campaign.fired "exit $rc: $won $fire" test "$rc" = 0 -a "$fire" = '["short
 cj=$(find "$runs/campaign" -maxdepth 2 -name campaign.json 2>/dev/null | head -1)
 check campaign.fresh_why "$(json_value "${cj:-/nonexistent}" "d['fresh_why']")" \
 	grep -q 'a program of your own (--prog) is armed at boot' <<<"$(json_value "${cj:-/nonexistent}" "d['fresh_why']")"
+
+# --- a matrix of a program of one's own: ours and Debian's, both fire
+rc=0
+"$ibpk" -j --runs "$runs/matrix" matrix --prog short_pipe_write.bpf.c comm=python3 --kernels ours,debian --jobs 2 \
+	--timeout 120 -- "${pipe_cmd[@]}" >"$out/matrix.json" 2>"$out/matrix.err" || rc=$?
+got=$(json_value "$out/matrix.json" "[(k['kernel'], k['answer']) for k in d['kernels']]")
+check matrix.answers "exit $rc: $got $(grep -m1 'error:' "$out/matrix.err" || true)" \
+	test "$rc" = 0 -a "$got" = '[["ours", "fired"], ["debian", "fired"]]'
+got=$(json_value "$out/matrix.json" "[__import__('json').load(open(k['run'] + '/report.json'))['fire']['fields']['trigger'] for k in d['kernels']]")
+check matrix.records "each kernel's fire record: $got" test "$got" = '["short_pipe_write", "short_pipe_write"]'
 
 # --- refused before boot: exit 2, one line, no run filed, no boot
 # refused NAME WANT ARGS...: bpk run ARGS refused with WANT in its last line
