@@ -10,9 +10,10 @@
 #     the soft-lockup detector's panic, cause soft_lockup;
 #  3. LKDTM's hung task with --panic-on hung (hung_task_timeout_secs=5):
 #     cause hung_task;
-#  4. the hard lockup again with --panic-on rcu and no --stall
-#     (rcu_cpu_stall_timeout=5): the other CPU's RCU stall detector
-#     panics, cause rcu_stall.
+#  4. the soft lockup again, grace periods asked for on the other CPU
+#     (tests/stall/rcu-stall.sh), with --panic-on rcu and no --stall
+#     (rcu_cpu_stall_timeout=5, the soft-lockup detector pushed out to
+#     120 s): the RCU stall detector panics, cause rcu_stall.
 # For 2-4 the task the detector names (the hung task, the soft-locked
 # CPU's task, the task on the CPU RCU says stalls) is the one report.json
 # names from the kernel log, with the pid the console printed, and
@@ -85,13 +86,13 @@ named hung hung "$(sed -n 's/.*INFO: task .*:\([0-9]*\) blocked for more than.*/
 got=$("$bpk" show "${run:-/nonexistent}" --graph 2>&1 || true)
 check hung.show_graph "bpk show --graph: $got" test -n "$run" -a "$got" = "$run/waits.svg" -a -s "${run:-/nonexistent}/waits.svg"
 
-# --- 4. the hard lockup seen by RCU on the other CPU
-one rcu --workload tests/stall/hardlockup.sh --panic-on rcu --append rcupdate.rcu_cpu_stall_timeout=5
+# --- 4. a CPU that never passes a quiescent state, seen by RCU
+one rcu --workload tests/stall/rcu-stall.sh --panic-on rcu --append 'rcupdate.rcu_cpu_stall_timeout=5 watchdog_thresh=60'
 check_field rcu.run_cause "${run:-/nonexistent}" cause.run rcu_stall
 report_cause rcu rcu_stall
 # the console names the CPU; the task on it is the workload spinning there
 cpu=$(sed -n 's/.*rcu: *\t*\([0-9]*\)-.*: (.*/\1/p' "${run:-/nonexistent}/console.log" | head -1)
-named rcu rcu_stalling "$(json_value "${run:-/nonexistent}/report.json" "[t['pid'] for t in d['tasks']['list'] if t['cpu'] == ${cpu:-99} and t['state'] == 'R' and t['comm'] == 'workload'][0]" 2>/dev/null || true)"
+named rcu rcu_stalling "$(json_value "${run:-/nonexistent}/report.json" "[c['pid'] for c in d['cpus'] if c['cpu'] == ${cpu:-99} and c['comm'] == 'workload'][0]" 2>/dev/null || true)"
 
 left=$(qemu_on "$out/")
 check stalls.no_qemu_left "QEMU under $out: ${left:-none}" test -z "$left"
