@@ -22,11 +22,11 @@ expected=(sysctl_default_off l.fdinfo_destructive m.load_warning l.fdinfo_not_de
 for k in socket_filter xdp syscall_prog iter fmod_ret lsm; do
 	expected+=("f.no_helper.$k" "f.flag_refused.$k")
 done
-expected+=(g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_destructive g.crash_kexec_refused_switch_off
+expected+=(f.flag_refused_leaves_no_warning g.crash_kexec_needs_cap_sys_boot g.crash_kexec_loads_destructive g.crash_kexec_refused_switch_off
 	k.test_run_needs_cap_sys_boot k.attach_needs_cap_sys_boot k.link_needs_cap_sys_boot
-	k.prog_array_needs_cap_sys_boot k.inherited_fd_needs_cap_sys_boot
+	k.prog_array_needs_cap_sys_boot k.perf_ioctl_needs_cap_sys_boot k.inherited_fd_needs_cap_sys_boot
 	k.prog_array_with_cap_sys_boot k.tail_call_from_non_destructive_refused
-	j.disarm_returns_eperm j.rearm_needs_reload j.kfunc_rearm_needs_reload
+	j.disarm_refuses_test_run j.disarm_refuses_attach j.rearm_needs_reload j.kfunc_rearm_needs_reload
 	j.kfunc_armed_reaches_crash_kexec)
 
 rc=0

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The series' own selftest, run in the guest on the patched kernel: the
-# subtests that panic the guest only when a guard is missing (types, caps,
-# disarm, which runs last so that its panic leaves it without a result)
-# in one boot, and rearm, which would panic it were the switch's
-# generation not checked, alone in a second boot, where a panic is its
-# failure. Each subtest's result is the selftest's own
+# subtests whose programs stay disarmed, so that a missing guard shows as a
+# failed assertion rather than a panic (types, caps, disarm), in one boot,
+# and rearm, which would panic it were the switch's generation not
+# checked, alone in a second boot, where a panic is its failure. Each subtest's result is the selftest's own
 # (tests/selftest/runner.c); a missing result is a failure.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -42,11 +41,12 @@ boot_selftest rearm selftest-rearm rearm
 
 # The same selftest must fail when the helper's call-time check is gone:
 # a kernel built with the test-only tests/selftest/no-call-time-check.patch
-# on top (make: tests/selftest/build-variant.sh). There disarm's test run
-# of a program loaded at 1 and switched off reaches panic(): its guest
-# panics with the selftest's own message, which is the failure, observed
-# here rather than on the CI machine. (Only disarm runs: what a guest
-# writes to its ports just before it panics may never reach the host.)
+# on top (make: tests/selftest/build-variant.sh). There rearm's test run
+# of a program loaded at 1 and switched 0 then 1 (the switch on, so the
+# test run is let through) reaches panic(): its guest panics with the
+# selftest's own message, which is the failure, observed here rather than
+# on the CI machine. (Only rearm runs: what a guest writes to its ports
+# just before it panics may never reach the host.)
 broken=$build/bzImage-no-call-time-check
 ours=$(readlink -f "$build/kernel")/bzImage
 check selftest.broken.kernel_built "$(stat -L -c '%s bytes' "$broken" 2>/dev/null || echo "$broken missing: run make test")" \
@@ -56,10 +56,10 @@ check selftest.broken.kernel_differs "cmp: $(cmp "$broken" "$ours" 2>&1 | head -
 dir=$out/broken
 mkdir -p "$dir"
 rc=0
-"$bpk" boot --initrd "$initrd" --bzimage "$broken" --append "bpk.job=selftest-disarm" --timeout 180 --out "$dir" \
+"$bpk" boot --initrd "$initrd" --bzimage "$broken" --append "bpk.job=selftest-rearm" --timeout 180 --out "$dir" \
 	>"$dir/boot.log" 2>&1 || rc=$?
-line=$(grep -m1 -E '^RESULT (PASS|FAIL) bpf_panic/disarm$|^SELFTEST-DONE' "$dir/results.txt" 2>/dev/null || true)
-check selftest.broken.disarm_fails "${line:-disarm reported nothing and the runner never finished} (bpk boot exit $rc)" \
+line=$(grep -m1 -E '^RESULT (PASS|FAIL) bpf_panic/rearm$|^SELFTEST-DONE' "$dir/results.txt" 2>/dev/null || true)
+check selftest.broken.rearm_fails "${line:-rearm reported nothing and the runner never finished} (bpk boot exit $rc)" \
 	test -z "$line" -a -s "$dir/console.log"
 panic=$(grep -a -m1 'Kernel panic - not syncing' "$dir/console.log" 2>/dev/null | tr -d '\r' || true)
 check selftest.broken.panic_is_the_failure "${panic:-no panic line on the console}" \

@@ -305,12 +305,13 @@ static void check_other_prog_types(void)
 					    &syscall_prog,  &iter,
 					    &fmod_ret,	    &lsm };
 	char id[64];
-	int fd;
+	int fd, before, after;
 
 	if (set_sysctl("1")) {
 		result(0, "f.refused", "cannot enable the sysctl");
 		return;
 	}
+	before = load_warnings();
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		snprintf(id, sizeof(id), "f.no_helper.%s", kinds[i]->name);
 		expect_refused(id, kinds[i], 0, -EINVAL,
@@ -323,6 +324,11 @@ static void check_other_prog_types(void)
 		       kinds[i]->name, fd >= 0 ? "loaded" : strerror(-fd));
 		close_fd(fd);
 	}
+	after = load_warnings();
+	result(before >= 0 && after == before,
+	       "f.flag_refused_leaves_no_warning",
+	       "load warnings in the kernel log: %d before the refused loads, %d after",
+	       before, after);
 }
 
 static int load_panic_ret(void)
@@ -365,24 +371,32 @@ static int load_armed_then(const char *id, int (*load)(void),
 }
 
 /*
- * The switch disarms: a program loaded while the sysctl was 1 calls
- * bpf_panic() after it was set to 0 and gets -EPERM back, no panic.
- * BPF_PROG_TEST_RUN runs it here and now, with its return value.
+ * The switch disarms: while the sysctl is 0 nothing makes a program loaded
+ * at 1 run, even for a caller with CAP_SYS_BOOT: BPF_PROG_TEST_RUN and an
+ * attachment are refused. Were the switch not checked there, the test run
+ * would reach bpf_panic(), whose own check returns -EPERM: "ran" instead
+ * of EPERM, no panic.
  */
 static void check_disarm(void)
 {
-	const char *id = "j.disarm_returns_eperm";
+	const char *id = "j.disarm_refuses_test_run";
 	/* never run it with the sysctl at 1: that would panic the guest */
 	const char *const off[] = { "0", NULL };
-	int fd, err, ret = 0;
+	int fd, err, link, ret = 0;
 
 	fd = load_armed_then(id, load_panic_ret, off);
 	if (fd < 0)
 		return;
 	err = prog_test_run(fd, &ret);
-	result(!err && ret == -EPERM, id,
-	       "loaded at sysctl=1, run at sysctl=0 -> %s, bpf_panic() returned %d (want %d, -EPERM)",
-	       err ? strerror(-err) : "ran", ret, -EPERM);
+	result(err == -EPERM, id,
+	       "loaded at sysctl=1, test run at sysctl=0 -> %s (want EPERM)",
+	       err ? strerror(-err) : "ran");
+	link = bpf_raw_tracepoint_open("sys_enter", fd);
+	result(link == -EPERM, "j.disarm_refuses_attach",
+	       "loaded at sysctl=1, attached at sysctl=0 -> %s (want EPERM)",
+	       link >= 0 ? "attached" : strerror(-link));
+	if (link >= 0)
+		close(link);
 	close(fd);
 }
 

@@ -2,20 +2,27 @@
 /*
  * The fd is not the key: a destructive program loaded by a task with
  * CAP_SYS_BOOT can only be made to run (a test run, an attachment, a link,
- * a prog_array slot) by a task that has CAP_SYS_BOOT at that time, and a
- * tail call cannot lead into it from a program that is not destructive.
+ * a perf event, a prog_array slot) by a task that has CAP_SYS_BOOT at that
+ * time, and a tail call cannot lead into it from a program that is not
+ * destructive.
  *
- * Each check runs with kernel.destructive_bpf_enabled set to 0 after the
- * load: were a gate missing, the program would run and its bpf_panic()
- * return -EPERM (the switch was turned off since the load) instead of
- * panicking the guest, and the check sees "ran" where it wants EPERM.
+ * Each check runs with kernel.destructive_bpf_enabled set to 0 and back to
+ * 1 after the load: the switch is on, so only the capability can refuse,
+ * and the program is disarmed (loaded in an earlier enabled period), so
+ * were a gate missing the program would run and its bpf_panic() return
+ * -EPERM instead of panicking the guest, and the check sees "ran" where
+ * it wants EPERM.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 
 #include "privs.h"
@@ -59,6 +66,41 @@ static int link_err(int fd)
 	return -errno;
 }
 
+/* A perf event on a tracepoint that fires on every fork on CPU 0, for
+ * PERF_EVENT_IOC_SET_BPF: the fd or -errno.
+ */
+#define FORK_TP_ID "/sys/kernel/debug/tracing/events/sched/sched_process_fork/id"
+
+static int fork_perf_event(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+	char buf[32] = "";
+	FILE *f = fopen(FORK_TP_ID, "r");
+	int fd;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	attr.config = strtoull(buf, NULL, 10);
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int perf_ioctl_err(int perf_fd, int fd)
+{
+	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, fd) ? -errno : 0;
+}
+
 static int slot_err(int map_fd, int fd)
 {
 	int zero = 0;
@@ -92,27 +134,36 @@ static int inherited_err(int fd)
 
 void check_use_gates(int msg_fd, char *log, size_t log_size)
 {
-	int fd, map_fd, caller, err;
+	const struct prog_kind tp = { .name = "tracepoint",
+				       .type = BPF_PROG_TYPE_TRACEPOINT };
+	int fd, tp_fd, perf_fd, map_fd, caller, err;
 
 	if (sysctl_write(DESTRUCTIVE_SYSCTL, "1")) {
 		result(0, "k.use_gates", "cannot enable the sysctl");
 		return;
 	}
 	fd = load_panic_ret_prog(msg_fd, log, log_size);
-	if (sysctl_write(DESTRUCTIVE_SYSCTL, "0") || fd < 0) {
+	tp_fd = load_panic_prog(&tp, msg_fd, BPF_F_DESTRUCTIVE, log, log_size);
+	if (sysctl_write(DESTRUCTIVE_SYSCTL, "0") ||
+	    sysctl_write(DESTRUCTIVE_SYSCTL, "1") || fd < 0 || tp_fd < 0) {
 		result(0, "k.use_gates",
-		       "load -> %s, or the sysctl stuck at 1; log: %s",
-		       fd < 0 ? strerror(-fd) : "loaded", log);
+		       "load raw_tp -> %s, tracepoint -> %s, or the sysctl not written 0 then 1; log: %s",
+		       fd < 0 ? strerror(-fd) : "loaded",
+		       tp_fd < 0 ? strerror(-tp_fd) : "loaded", log);
 		if (fd >= 0)
 			close(fd);
+		if (tp_fd >= 0)
+			close(tp_fd);
 		return;
 	}
+	perf_fd = fork_perf_event();
 	map_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "guard_slots",
 				sizeof(int), sizeof(int), 1, NULL);
-	if (map_fd < 0) {
-		result(0, "k.use_gates", "prog_array: %s", strerror(errno));
-		close(fd);
-		return;
+	if (map_fd < 0 || perf_fd < 0) {
+		result(0, "k.use_gates", "prog_array: %s; perf event on %s: %s",
+		       map_fd < 0 ? strerror(errno) : "made", FORK_TP_ID,
+		       perf_fd < 0 ? strerror(-perf_fd) : "opened");
+		goto out;
 	}
 
 	err = cap_drop_effective(CAP_SYS_BOOT);
@@ -135,6 +186,10 @@ void check_use_gates(int msg_fd, char *log, size_t log_size)
 	err = slot_err(map_fd, fd);
 	result(err == -EPERM, "k.prog_array_needs_cap_sys_boot",
 	       "prog_array update without CAP_SYS_BOOT -> %s (want EPERM)",
+	       said(err));
+	err = perf_ioctl_err(perf_fd, tp_fd);
+	result(err == -EPERM, "k.perf_ioctl_needs_cap_sys_boot",
+	       "PERF_EVENT_IOC_SET_BPF of a tracepoint program without CAP_SYS_BOOT -> %s (want EPERM)",
 	       said(err));
 	err = cap_raise_effective(CAP_SYS_BOOT);
 	if (err) {
@@ -161,6 +216,10 @@ void check_use_gates(int msg_fd, char *log, size_t log_size)
 	if (caller >= 0)
 		close(caller);
 out:
-	close(map_fd);
+	if (map_fd >= 0)
+		close(map_fd);
+	if (perf_fd >= 0)
+		close(perf_fd);
+	close(tp_fd);
 	close(fd);
 }
