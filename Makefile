@@ -230,7 +230,7 @@ FORCE:
 BK := $(BUILD)/bpk
 BPK := $(BK)/bpk
 BPK_GEN := $(BK)/gen/causes.h $(BK)/gen/patterns.h
-COLLECTOR_LIB := collector/collect.c collector/flat.c collector/status.c collector/guestlog.c
+COLLECTOR_LIB := collector/collect.c collector/flat.c collector/status.c collector/guestlog.c collector/hostdump.c
 # bpk checks names and parameters against the trigger table; it needs no
 # BPF program bytes (TABLE_WITHOUT_PROGRAMS)
 BPK_TABLE := triggers/table.c triggers/params.c triggers/names.c triggers/describe.c triggers/userprog.c $(TB)/names-gen.c

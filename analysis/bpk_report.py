@@ -683,7 +683,8 @@ class Report:
         difference is a disagreement."""
         run = self.field("cause.run")
         out = {"run": run, "run_detail": self.field("cause.detail", ""),
-               "dump": None, "dump_from": None, "agree": None}
+               "dump": None, "dump_from": None, "agree": None,
+               "after": self.field("cause.after")}
         if self.drgn_ok or self.crash:
             out["dump"], out["dump_from"] = bpk_protocol.dump_cause(self.fire_record, self.evidence())
             if self.field("dump.path") == "live" and out["dump"] == "unknown":
@@ -752,6 +753,11 @@ class Report:
                 self.out(f"   the console could not tell; the dump names the cause: {c['dump']}")
             else:
                 self.out(line_of(self.disagree_of("cause")))
+        if c["after"]:
+            # the run's own account (dump.path_why) when the host's dump
+            # worked; the vocabulary's when there is none
+            self.out(f"   after: {c['after']}")
+            self.out("      " + (self.field("dump.path_why") or bpk_record.CAUSES[c["after"]]))
         self.out()
 
     def disagree_of(self, what):
@@ -1562,7 +1568,8 @@ def refresh(run):
     doc["trigger"] = trigger_facts(rec)
     doc["timings"] = {**(doc.get("timings") or {}), **record_timings(rec)}
     cause = doc.get("cause") or {}
-    cause.update(run=bpk_record.field(rec, "cause.run"), run_detail=bpk_record.field(rec, "cause.detail", ""))
+    cause.update(run=bpk_record.field(rec, "cause.run"), run_detail=bpk_record.field(rec, "cause.detail", ""),
+                 after=bpk_record.field(rec, "cause.after"))
     disagree = [d for d in doc.get("disagreements") or [] if d.get("what") != "cause"]
     if cause.get("dump") is not None:
         cause["agree"] = causes_agree(cause["run"], cause["dump"])

@@ -462,8 +462,8 @@ if want hangs; then
 		ks+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
 	done
 	record hangs "--stall NMI -> run filed (kdump)" s "hard lockup, after 5 s without output" "${n[@]}"
-	record hangs "live dump (bpk dump): guest paused" s "1 GiB guest, QEMU ELF, paging=false" "${l[@]}"
-	record hangs "live dump size" MiB "all of the guest's memory" "${ls[@]}"
+	record hangs "live dump (bpk dump): guest paused" s "1 GiB guest, QEMU kdump-zlib, paging=false" "${l[@]}"
+	record hangs "live dump size" MiB "every page, zero pages compressed" "${ls[@]}"
 	record hangs "kdump of the same guest: panic -> dumped" s "capture boot + makedumpfile -l -d 31" "${k[@]}"
 	record hangs "kdump vmcore size" MiB "" "${ks[@]}"
 	step_done ""

@@ -95,6 +95,7 @@ void record_init(struct run_record *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->qemu.nmi_injected_ms = -1;
+	r->cause.after = CAUSE_NONE;
 	r->timings.boot_to_armed = RECORD_NO_TIME;
 	r->timings.armed_to_panic = RECORD_NO_TIME;
 	r->timings.panic_to_capture = RECORD_NO_TIME;
@@ -251,6 +252,8 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 		jw_null_field(jw, "dump");
 		jw_null_field(jw, "confirmed");
 	}
+	if (r->cause.after != CAUSE_NONE)
+		jw_string_field(jw, "after", cause_name(r->cause.after));
 	jw_end_object(jw);
 
 	jw_name(jw, "console");
@@ -817,6 +820,19 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 		/* derived from run and dump: checked, not kept */
 		member(rd, cause, "cause", "confirmed", OPTIONAL, is_boolean,
 		       "a boolean");
+	}
+	{
+		json_t *a = member(rd, cause, "cause", "after", OPTIONAL,
+				   is_string, "a string");
+
+		/* only what can go wrong after the first kernel went down */
+		if (a && (cause_parse(json_string_value(a), &r->cause.after) ||
+			  r->cause.after != CAUSE_CAPTURE_DIED)) {
+			r->cause.after = CAUSE_NONE;
+			bad_field(rd, "cause", "after",
+				  "\"%.40s\" is not capture_died",
+				  json_string_value(a));
+		}
 	}
 
 	console = object(rd, root, NULL, "console", REQUIRED);

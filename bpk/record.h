@@ -73,6 +73,10 @@ struct run_record {
 		 */
 		bool dump_known;
 		enum cause dump;
+		/* what went wrong after the first kernel went down
+		 * (CAUSE_CAPTURE_DIED); CAUSE_NONE: nothing
+		 */
+		enum cause after;
 	} cause;
 	struct {
 		char *panic_message, *capture_panic, *last_state, *refused;

@@ -26,6 +26,7 @@
 #include "escape.h"
 #include "json_writer.h"
 #include "livedump.h"
+#include "hostdump.h"
 #include "hostfs.h"
 #include "image.h"
 #include "fire.h"
@@ -1223,15 +1224,15 @@ static int on_stalled(struct guest *g, char *err, size_t errlen)
 #define HOST_DUMP_MS (10 * 60 * 1000)
 
 /*
- * The host's dump of the guest (QMP dump-guest-memory): an ELF core of its
- * memory, with the vmcoreinfo the guest kernel published to QEMU's
- * vmcoreinfo device at boot (a capture kernel does not overwrite it), which
- * crash and drgn read. Not QEMU 7.2's kdump-compressed form: its header
- * names no architecture, and drgn's libkdumpfile refuses it; nor
- * makedumpfile on the ELF: its PT_LOADs have no virtual addresses. So it
- * is the guest's memory size. QEMU writes to a file bpk opened (it may run
- * as another user), passed over the monitor; the guest is paused while
- * QEMU copies it.
+ * The host's dump of the guest (QMP dump-guest-memory): kdump-compressed
+ * (zlib), as the capture kernel's makedumpfile writes, with the vmcoreinfo
+ * the guest kernel published to QEMU's vmcoreinfo device at boot (a
+ * capture kernel does not overwrite it). QEMU 7.2 writes that form as a
+ * flattened stream with a header that lacks the kernel's release;
+ * host_dump_finish() (collector/hostdump.h) makes the vmcore of it. Zero
+ * pages compress to almost nothing, so an idle 1 GiB guest is some tens of
+ * MiB. QEMU writes to a file bpk opened (it may run as another user),
+ * passed over the monitor; the guest is paused while QEMU copies it.
  */
 /*
  * QEMU writes the guest's memory into @fd (QMP getfd, then
@@ -1246,7 +1247,7 @@ static int qmp_dump(struct qmp *q, int fd, int client, char *err, size_t errlen)
 	if (qmp_send_fd(q, "bpkdump", fd, err, errlen) ||
 	    qmp_exec(
 		    q, "dump-guest-memory",
-		    "{\"paging\": false, \"protocol\": \"fd:bpkdump\", \"detach\": true}",
+		    "{\"paging\": false, \"protocol\": \"fd:bpkdump\", \"format\": \"kdump-zlib\", \"detach\": true}",
 		    NULL, err, errlen))
 		return -1;
 	for (;;) {
@@ -1409,7 +1410,8 @@ static int64_t on_live_dump(struct guest *g, int client)
 {
 	struct run_state *r = g->hooks.data;
 	char err[ERRLEN] = "", el[32], *stage = NULL, *vmcore = NULL;
-	char *dir = NULL, *line = NULL, *tmpl;
+	char *dir = NULL, *line = NULL, *tmpl, *flat = NULL, note[512] = "";
+	int made = -1;
 	struct run_record rec;
 	struct qmp *q;
 	struct stat st;
@@ -1439,9 +1441,10 @@ static int64_t on_live_dump(struct guest *g, int client)
 		goto fail;
 	}
 	vmcore = path_join(stage, "vmcore");
-	fd = open(vmcore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	flat = path_join(stage, HOST_DUMP_FILE);
+	fd = open(flat, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		snprintf(err, sizeof(err), "%s: %s", vmcore, strerror(errno));
+		snprintf(err, sizeof(err), "%s: %s", flat, strerror(errno));
 		goto fail;
 	}
 	p_info("bpk dump: the host takes a dump of the live guest, the guest paused for the copy");
@@ -1457,12 +1460,25 @@ static int64_t on_live_dump(struct guest *g, int client)
 		goto fail;
 	stopped = false;
 	paused = now_ms() - t_stop;
-	if (fsync(fd) || fstat(fd, &st)) {
-		snprintf(err, sizeof(err), "%s: %s", vmcore, strerror(errno));
+	if (fsync(fd)) {
+		snprintf(err, sizeof(err), "%s: %s", flat, strerror(errno));
 		goto fail;
 	}
 	close(fd);
 	fd = -1;
+	/* the guest runs again while the stream becomes the vmcore */
+	made = host_dump_finish(flat, vmcore,
+				(uint64_t)(parse_size(r->o->mem) + DUMP_SLACK),
+				r->k->image, note, sizeof(note));
+	if (made < 0) {
+		snprintf(err, sizeof(err), "the host's dump: %s", note);
+		goto fail;
+	}
+	if (stat(vmcore, &st)) {
+		snprintf(err, sizeof(err), "%s: %s", vmcore, strerror(errno));
+		goto fail;
+	}
+	unlink(flat);
 
 	record_init(&rec);
 	record_guest_facts(r, &rec);
@@ -1481,8 +1497,12 @@ static int64_t on_live_dump(struct guest *g, int client)
 	rec.dump.vmcore_bytes = (unsigned long long)st.st_size;
 	record_set(&rec.dump.path, LIVE_DUMP_SUFFIX);
 	line = xasprintf(
-		"bpk dump: QEMU's dump-guest-memory of the running guest, paused %s for the copy",
-		fmt_ms(paused, el, sizeof(el)));
+		"bpk dump: QEMU's dump-guest-memory of the running guest, paused %s for the copy%s%s",
+		fmt_ms(paused, el, sizeof(el)),
+		made > 0 ?
+			"; its header lacks the kernel's release (drgn cannot open it): " :
+			"",
+		made > 0 ? note : "");
 	record_set(&rec.dump.path_why, line);
 	free(line);
 	rec.timings.dump = ms_to_s(paused);
@@ -1510,6 +1530,7 @@ static int64_t on_live_dump(struct guest *g, int client)
 		     (unsigned long long)st.st_size);
 	free(dir);
 	free(vmcore);
+	free(flat);
 	free(stage);
 	return paused;
 fail:
@@ -1530,6 +1551,7 @@ fail:
 		     stage ? "; what was written is kept in " : "",
 		     stage ? stage : "");
 	free(vmcore);
+	free(flat);
 	free(stage);
 	free(dir);
 	return paused;
@@ -2487,6 +2509,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	ci.progress = &g.progress;
 	ci.nmi_injected = g.stall_nmi_ms != 0;
 	ci.host_dump_why = g.host_dumped ? g.host_dump_why : NULL;
+	ci.capture_died = g.host_dump_why[0] != '\0';
+	ci.kernel_image = k->image;
 	for (int i = 0; i < S_NSTREAMS; i++) {
 		if (!g.capped[i])
 			continue;

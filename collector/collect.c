@@ -17,6 +17,7 @@
 #include "escape.h"
 #include "flat.h"
 #include "guestlog.h"
+#include "hostdump.h"
 #include "protocol.h"
 #include "status.h"
 
@@ -187,34 +188,6 @@ static int rename_in_stage(struct ctx *c, const char *from, const char *to)
 		return -1;
 	}
 	return 0;
-}
-
-/* makedumpfile -R @out < @in; the exit status, or -1. */
-static int rebuild(const char *in, const char *out)
-{
-	pid_t pid;
-	int status;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(in, O_RDONLY);
-		int null = open("/dev/null", O_WRONLY);
-
-		if (fd < 0 || null < 0 || dup2(fd, 0) < 0 || dup2(null, 1) < 0)
-			_exit(126);
-		/* the vmcore holds guest memory: only its owner reads it */
-		umask(077);
-		execlp("makedumpfile", "makedumpfile", "-R", out, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) != pid)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static int has_signature(const char *path)
@@ -401,6 +374,7 @@ enum collect_result collect_run(const struct collect_in *in,
 	struct flat_info info = { 0 };
 	enum flat_verdict verdict = FLAT_EMPTY;
 	int status_ok, dump_part_ok, dump_ok = 0, success, host_ok = 0;
+	char host_note[640] = "";
 	const char *st_status = NULL, *id;
 	enum collect_result rc = COLLECT_UNFILED;
 	double t0 = now();
@@ -496,7 +470,7 @@ enum collect_result collect_run(const struct collect_in *in,
 	stage_path(&c, corepath, sizeof(corepath), "vmcore");
 	if ((verdict == FLAT_COMPLETE || verdict == FLAT_TRAILING) &&
 	    dump_part_ok) {
-		int r = rebuild(flatpath, corepath);
+		int r = flat_rebuild(flatpath, corepath);
 
 		if (r != 0) {
 			/* the rebuilt vmcore may be what filled the file
@@ -523,26 +497,28 @@ enum collect_result collect_run(const struct collect_in *in,
 		if (!dump_ok)
 			unlink(corepath);
 	}
-	/* The host's dump, taken because the capture kernel made none: an
-	 * ELF core of the guest's memory QEMU wrote, bounded as the guest's
-	 * stream is, kept as the vmcore.
+	/* The host's dump, taken because the capture kernel made none:
+	 * QEMU's flattened kdump-zlib stream, checked and bounded as the
+	 * guest's stream is, made the vmcore (hostdump.h). The stream is
+	 * dropped only once the vmcore is whole; a vmcore whose header could
+	 * not be completed is kept and said.
 	 */
 	stage_path(&c, hostpath, sizeof(hostpath), HOST_DUMP_FILE);
 	if (!dump_ok && in->host_dump_why && file_size(hostpath) > 0) {
-		off_t hs = file_size(hostpath);
+		char hwhy[512];
+		int r = host_dump_finish(hostpath, corepath, in->max_dump,
+					 in->kernel_image, hwhy, sizeof(hwhy));
 
-		if (in->max_dump && (unsigned long long)hs > in->max_dump)
-			snprintf(
-				why, sizeof(why),
-				"the host's dump is %lld bytes, more than the guest's memory explains (%llu)",
-				(long long)hs, in->max_dump);
-		else if (!has_signature(hostpath))
-			snprintf(why, sizeof(why),
-				 "the host's dump has no ELF signature");
-		else if (rename(hostpath, corepath)) {
-			cannot_file(&c, "%s: %s", hostpath, strerror(errno));
-			goto out;
+		if (r < 0) {
+			snprintf(why, sizeof(why), "the host's dump: %.480s",
+				 hwhy);
 		} else {
+			if (r > 0)
+				snprintf(
+					host_note, sizeof(host_note),
+					"; its header lacks the kernel's release (drgn cannot open it): %s",
+					hwhy);
+			unlink(hostpath);
 			dump_ok = host_ok = 1;
 		}
 	}
@@ -705,9 +681,17 @@ enum collect_result collect_run(const struct collect_in *in,
 		host_ok ? (unsigned long long)file_size(corepath) :
 		dump_ok ? info.extent :
 			  0;
+	if (in->capture_died)
+		rec->cause.after = CAUSE_CAPTURE_DIED;
 	if (host_ok) {
+		char *pw = NULL;
+
 		record_set(&rec->dump.path, "host");
-		set_guest_text(&rec->dump.path_why, in->host_dump_why);
+		if (asprintf(&pw, "%s%s", in->host_dump_why, host_note) < 0)
+			pw = NULL;
+		set_guest_text(&rec->dump.path_why,
+			       pw ? pw : in->host_dump_why);
+		free(pw);
 	} else if (dump_ok && in->nmi_injected) {
 		record_set(&rec->dump.path, "nmi+kdump");
 		record_set(

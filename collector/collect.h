@@ -47,6 +47,15 @@ struct collect_in {
 	 * dir) because the capture kernel died or fell silent: why
 	 */
 	const char *host_dump_why;
+	/* the kernel image the guest booted: it names the release and
+	 * version the host's dump's header lacks
+	 */
+	const char *kernel_image;
+	/* the capture kernel died or fell silent after the first kernel
+	 * went down, whether or not the host's dump then worked: the run's
+	 * cause.after
+	 */
+	bool capture_died;
 };
 
 enum collect_result {

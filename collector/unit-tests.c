@@ -5,7 +5,9 @@
  * decoder. One "PASS|FAIL unit.<name>: ..." line per check; exit 1 on a FAIL.
  */
 #include <endian.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include "fire_decode.h"
 #include "flat.h"
 #include "guestlog.h"
+#include "hostdump.h"
 #include "status.h"
 
 static int failures;
@@ -525,6 +528,138 @@ static void test_fire_decode(void)
 	      "fire.short_state", err);
 }
 
+/* write @len bytes of @p to @path (created), 0 or -1 */
+static int write_file(const char *path, const void *p, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fwrite(p, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* the utsname field @i (0 sysname ... 4 machine) of the kdump file @path */
+static void uts_field(const char *path, int i, char *out)
+{
+	FILE *f = fopen(path, "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	if (fseek(f, 12 + i * UTS_FIELD, SEEK_SET) ||
+	    fread(out, 1, UTS_FIELD, f) != UTS_FIELD)
+		out[0] = '\0';
+	out[UTS_FIELD - 1] = '\0';
+	fclose(f);
+}
+
+/*
+ * The host's dump made a vmcore: QEMU's flattened stream rearranged by
+ * makedumpfile -R, its header's utsname completed from the kernel image's
+ * version string, what is set kept; a stream cut short makes no vmcore and
+ * is kept.
+ */
+static void test_host_dump(void)
+{
+	static const char vs[] =
+		"6.1.192 (bpk@build (gcc 12)) #1 SMP PREEMPT_DYNAMIC Sun Dec  6 21:47:44 UTC 2026";
+	char dir[] = "/tmp/unit-hostdump.XXXXXX", path[4][128], why[512];
+	char rel[UTS_FIELD], ver[UTS_FIELD], got[5][UTS_FIELD], detail[1024];
+	static unsigned char image[0x400], kdump[4096];
+	struct stream *s = calloc(1, sizeof(*s));
+	int32_t hv = 6;
+	int rc;
+
+	if (!s || !mkdtemp(dir)) {
+		check(0, "host_dump.setup", "mkdtemp or calloc failed");
+		free(s);
+		return;
+	}
+	for (int i = 0; i < 4; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir,
+			 (const char *[]){ "bzImage", "vmcore.host", "vmcore",
+					   "notakernel" }[i]);
+	memcpy(image + 0x202, "HdrS", 4);
+	image[0x20e] = 0x00;
+	image[0x20f] = 0x01; /* the string at 0x200 + 0x100 */
+	memcpy(image + 0x300, vs, sizeof(vs));
+	write_file(path[0], image, sizeof(image));
+	write_file(path[3], "MZ not a kernel", 15);
+
+	rc = bzimage_uts(path[0], rel, ver, why, sizeof(why));
+	snprintf(detail, sizeof(detail),
+		 "rc %d, release \"%s\", version \"%s\"", rc, rc ? "" : rel,
+		 rc ? why : ver);
+	check(!rc && !strcmp(rel, "6.1.192") &&
+		      !strcmp(ver,
+			      "#1 SMP PREEMPT_DYNAMIC Sun Dec  6 21:47:44 UTC 2026"),
+	      "host_dump.bzimage_version", detail);
+	rc = bzimage_uts(path[3], rel, ver, why, sizeof(why));
+	check(rc == -1 && strstr(why, "no HdrS setup header") &&
+		      strstr(why, path[3]),
+	      "host_dump.not_a_kernel_image", why);
+
+	/* QEMU's stream: the header record (machine set, the rest empty) */
+	memcpy(kdump, "KDUMP   ", 8);
+	memcpy(kdump + 8, &hv, 4);
+	memcpy(kdump + 12 + 4 * UTS_FIELD, "x86_64", 6);
+	put_header(s);
+	{
+		uint64_t rec[2] = { htobe64(0), htobe64(sizeof(kdump)) };
+
+		put(s, rec, sizeof(rec));
+		put(s, kdump, sizeof(kdump));
+	}
+	put_record(s, -1, -1, 0);
+	write_file(path[1], s->buf, s->len);
+	rc = host_dump_finish(path[1], path[2], 0, path[0], why, sizeof(why));
+	for (int i = 0; i < 5; i++)
+		uts_field(path[2], i, got[i]);
+	snprintf(
+		detail, sizeof(detail),
+		"rc %d (%s), sysname \"%s\", release \"%s\", version \"%s\", machine \"%s\"",
+		rc, rc ? why : "made", got[0], got[2], got[3], got[4]);
+	check(rc == 0 && !strcmp(got[0], "Linux") &&
+		      !strcmp(got[2], "6.1.192") &&
+		      !strncmp(got[3], "#1 SMP", 6) &&
+		      !strcmp(got[4], "x86_64"),
+	      "host_dump.made_and_filled", detail);
+
+	/* a field the dump has is kept */
+	rc = kdump_fill_uts(path[2], "9.9", "#9", why, sizeof(why));
+	uts_field(path[2], 2, got[2]);
+	snprintf(detail, sizeof(detail), "rc %d, release \"%s\"", rc, got[2]);
+	check(rc == 0 && !strcmp(got[2], "6.1.192"),
+	      "host_dump.set_fields_kept", detail);
+	rc = kdump_fill_uts(path[0], "9.9", "#9", why, sizeof(why));
+	check(rc == -1 && strstr(why, "not a kdump-compressed file"),
+	      "host_dump.fill_refuses_other_files", why);
+
+	/* cut short: no vmcore, the stream kept */
+	unlink(path[2]);
+	write_file(path[1], s->buf, s->len - 100);
+	rc = host_dump_finish(path[1], path[2], 0, path[0], why, sizeof(why));
+	snprintf(detail, sizeof(detail), "rc %d: %s; vmcore %s, stream %s", rc,
+		 why, access(path[2], F_OK) ? "absent" : "present",
+		 access(path[1], F_OK) ? "gone" : "kept");
+	check(rc == -1 && access(path[2], F_OK) && !access(path[1], F_OK),
+	      "host_dump.truncated_stream_kept", detail);
+
+	/* made, but the image names no release: said, the vmcore kept */
+	write_file(path[1], s->buf, s->len);
+	rc = host_dump_finish(path[1], path[2], 0, path[3], why, sizeof(why));
+	snprintf(detail, sizeof(detail), "rc %d: %s; vmcore %s", rc, why,
+		 access(path[2], F_OK) ? "absent" : "present");
+	check(rc == 1 && !access(path[2], F_OK) && strstr(why, "no HdrS"),
+	      "host_dump.header_unfilled_said", detail);
+
+	for (int i = 0; i < 4; i++)
+		unlink(path[i]);
+	rmdir(dir);
+	free(s);
+}
+
 int main(void)
 {
 	test_flat();
@@ -537,5 +672,6 @@ int main(void)
 	test_linear();
 	test_long_line_file();
 	test_fire_decode();
+	test_host_dump();
 	return failures ? 1 : 0;
 }

@@ -9,7 +9,8 @@
 # - crash_kexec prints no panic line: with the sysctl off the trigger fires
 #   through it and is still named; with too small a reservation (the check
 #   turned off) the capture kernel's own panic is not taken for the
-#   trigger's and no time goes negative;
+#   trigger's, no time goes negative, and what came after is named
+#   (cause.after capture_died; nothing after a capture kernel that dumped);
 # - a WARN() with --panic-on-warn (LKDTM WARNING, no trigger) is dumped and
 #   named a warning, with its WARNING line and function, in run.json and
 #   in report.json (from the dump's log).
@@ -101,6 +102,8 @@ rc=0
 succeeded crash_kexec kexec
 if [[ -n $run ]]; then
 	check_field crash_kexec.meta_cause_trigger "$run" cause.run trigger
+	got=$(json_at "$run" cause.after)
+	check crash_kexec.meta_nothing_after "cause.after=${got:-nothing} (want absent: its capture kernel dumped)" test "$got" = absent
 	check_field_match crash_kexec.meta_names_kfunc "$run" cause.detail '^syscall_errno fired through crash_kexec'
 	check_field_empty crash_kexec.meta_no_panic_message "$run" console.panic_message
 	check_file_has crash_kexec.report_armed_to_fire "$run/report.txt" '^ +armed_to_fire_s=[0-9]+\.[0-9]+ '
@@ -130,6 +133,12 @@ if [[ -n $run ]]; then
 	check_field_match small.meta_capture_panic "$run" console.capture_panic '.'
 	check_field_empty small.meta_panic_message_not_the_capture_kernels "$run" console.panic_message
 	check_field small.meta_cause_trigger "$run" cause.run trigger
+	check_field small.meta_cause_after "$run" cause.after capture_died
+	check_kdump_header small.host_dump_kdump_compressed "$run"
+	check small.host_stream_made_vmcore "files of the run: $(find "$run" -mindepth 1 -maxdepth 1 -printf '%f ')" test ! -e "$run/vmcore.host"
+	got=$(json_value "$run/report.json" "d['cause']['after']")
+	check small.report_cause_after "report.json cause.after: ${got:-nothing}" test "$got" = '"capture_died"'
+	check_file_has small.report_txt_after "$run/report.txt" '^   after: capture_died$'
 	timings "$run" >"$out/small.timings" 2>&1 || true
 	check_file_has small.meta_has_times "$out/small.timings" '^boot_to_armed_s=[0-9]'
 	check_file_lacks small.meta_no_negative_time "$out/small.timings" '^[a-z_]+_s=-'

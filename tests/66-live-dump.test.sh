@@ -65,6 +65,7 @@ check live.crash_whole "crash's task count, drgn's: $got" grep -qE '^\[([1-9][0-
 check_file_has live.report_header "${live:-/nonexistent}/report.txt" '^dump: +of the live guest, its run going on: bpk dump'
 check_field live.report_state "${live:-/nonexistent}" report.state written
 check_file_has live.crash_read "${live:-/nonexistent}/report.txt" '^kernel: +6\.1\.'
+check_kdump_header live.kdump_compressed "${live:-/nonexistent}"
 
 # --- the run goes on and fires
 wait "$runner" || true
@@ -101,6 +102,7 @@ check live.debian.dump_exit "exit $rc: ${said:-$(tail -1 "$out/debian-dump.err")
 got=$(json_value "${dlive:-/nonexistent}/report.json" "[d['analyzers']['drgn']['ok'], d['analyzers']['crash']['ok'], d['tasks']['total'] > 0]")
 check live.debian.both_read_it "drgn ok, crash ok, drgn's tasks: $got" test "$got" = '[true, true, true]'
 check_file_has live.debian.kernel "${dlive:-/nonexistent}/report.txt" '^kernel: +6\.1\.'
+check_kdump_header live.debian.kdump_compressed "${dlive:-/nonexistent}"
 wait "$runner" || true
 rc=$(cat "$drc_file" 2>/dev/null || echo none)
 drun=$(filed_runs "$druns" | grep -v -- '-live$' | tail -1)

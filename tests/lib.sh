@@ -168,6 +168,35 @@ json_value() {
 		"$1" "$2" || echo none
 }
 
+# kdump_header VMCORE: "KDUMP <release> <size in MiB, rounded up>" for a
+# kdump-compressed file (the release its header's utsname names), "not
+# kdump-compressed: <its first 8 bytes>" for anything else
+kdump_header() {
+	/usr/bin/python3 -c '
+import os, sys
+with open(sys.argv[1], "rb") as f:
+    h = f.read(12 + 6 * 65)
+if h[:8] != b"KDUMP   ":
+    print("not kdump-compressed:", repr(h[:8]))
+else:
+    rel = h[12 + 2 * 65:12 + 3 * 65].split(b"\0")[0].decode(errors="replace")
+    print("KDUMP", rel or "(no release)", -(-os.path.getsize(sys.argv[1]) // 1048576))' "$1" 2>&1 || true
+}
+
+# check_kdump_header NAME RUN: RUN's vmcore is kdump-compressed, its
+# header names the release the dump's memory does (report.json, from
+# crash's sys), and it is smaller than half the guest's memory
+check_kdump_header() {
+	local got rel mib mem
+	got=$(kdump_header "$2/vmcore")
+	rel=$(json_value "$2/report.json" "d['kernel']['release']" | tr -d '"')
+	mem=$(record_field "$2" guest.mem 2>/dev/null || echo none)
+	mib=$(awk '{ print $3 }' <<<"$got")
+	check "$1" "vmcore: $got; the dump's release: $rel; guest memory $mem" \
+		test "${got% *}" = "KDUMP $rel" -a -n "$rel" -a "$rel" != none -a "$rel" != null \
+		-a "${mib:-0}" -gt 0 -a "$((${mib:-0} * 2))" -lt "$(numfmt --from=iec "${mem%B}" 2>/dev/null | awk '{ print int($1 / 1048576) }' || echo 0)"
+}
+
 # filed_runs RUNS: the run directories filed under RUNS, oldest first
 # (nothing, and no error, when RUNS does not exist).
 filed_runs() {

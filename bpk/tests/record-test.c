@@ -96,6 +96,7 @@ static void fill_full(struct run_record *r)
 	r->qemu.nmi_injected_ms = 41234;
 	r->cause.run = CAUSE_OOPS;
 	set(&r->cause.detail, "BUG: kernel NULL pointer dereference");
+	r->cause.after = CAUSE_CAPTURE_DIED;
 	set(&r->console.panic_message, "Fatal exception");
 	set(&r->console.capture_panic, "Out of memory");
 	set(&r->console.last_state, "armed");
@@ -204,6 +205,7 @@ static int compare(const struct run_record *a, const struct run_record *b,
 	NUM(qemu.nmi_injected_ms);
 	NUM(cause.run);
 	STR(cause.detail);
+	NUM(cause.after);
 	STR(console.panic_message);
 	STR(console.capture_panic);
 	STR(console.last_state);
@@ -602,6 +604,13 @@ static void unknown_cause(json_t *root)
 			    json_string("meteor"));
 }
 
+/* only capture_died can come after the first kernel went down */
+static void after_not_capture(json_t *root)
+{
+	json_object_set_new(json_object_get(root, "cause"), "after",
+			    json_string("oops"));
+}
+
 static void share_number(json_t *root)
 {
 	json_array_append_new(json_object_get(json_object_get(root, "guest"),
@@ -665,6 +674,8 @@ static void test_read_errors(void)
 		{ "record.read.nullable-missing", fire_action_missing,
 		  "trigger.fire_action" },
 		{ "record.read.unknown-cause", unknown_cause, "cause.run" },
+		{ "record.read.after-not-capture-died", after_not_capture,
+		  "cause.after: \"oops\" is not capture_died" },
 		{ "record.read.share-not-string", share_number,
 		  "guest.shares_ro[2]" },
 		{ "record.read.attempt-zero", attempt_zero,

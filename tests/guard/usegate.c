@@ -69,7 +69,8 @@ static int link_err(int fd)
 /* A perf event on a tracepoint that fires on every fork on CPU 0, for
  * PERF_EVENT_IOC_SET_BPF: the fd or -errno.
  */
-#define FORK_TP_ID "/sys/kernel/debug/tracing/events/sched/sched_process_fork/id"
+#define FORK_TP_ID \
+	"/sys/kernel/debug/tracing/events/sched/sched_process_fork/id"
 
 static int fork_perf_event(void)
 {
@@ -135,7 +136,7 @@ static int inherited_err(int fd)
 void check_use_gates(int msg_fd, char *log, size_t log_size)
 {
 	const struct prog_kind tp = { .name = "tracepoint",
-				       .type = BPF_PROG_TYPE_TRACEPOINT };
+				      .type = BPF_PROG_TYPE_TRACEPOINT };
 	int fd, tp_fd, perf_fd, map_fd, caller, err;
 
 	if (sysctl_write(DESTRUCTIVE_SYSCTL, "1")) {
