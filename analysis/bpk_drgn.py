@@ -121,8 +121,9 @@ def load_module_debug_info(prog, vmlinux):
 
 
 def dump_build_id(vmcore):
-    """The BUILD-ID= line of the VMCOREINFO that makedumpfile keeps in a
-    kdump-compressed vmcore (disk_dump_header, then kdump_sub_header at
+    """The BUILD-ID= line of the VMCOREINFO that makedumpfile (or QEMU, in
+    the host's dump) keeps in a kdump-compressed vmcore (disk_dump_header,
+    then kdump_sub_header at
     block_size: offset_vmcoreinfo, size_vmcoreinfo; makedumpfile's
     diskdump_mod.h, x86_64 layout)."""
     with open(vmcore, "rb") as f:
@@ -151,8 +152,9 @@ def dump_build_id(vmcore):
 
 
 def elf_vmcoreinfo(f, path):
-    """The VMCOREINFO note of an ELF64 little-endian core (the host's dump:
-    QEMU writes the one the guest kernel published), as text."""
+    """The VMCOREINFO note of an ELF64 little-endian core (QEMU's
+    dump-guest-memory in its ELF form writes the one the guest kernel
+    published), as text."""
     f.seek(0)
     eh = f.read(64)
     phoff = int.from_bytes(eh[32:40], "little")
