@@ -1468,7 +1468,8 @@ static int64_t on_live_dump(struct guest *g, int client)
 	fd = -1;
 	/* the guest runs again while the stream becomes the vmcore */
 	made = host_dump_finish(flat, vmcore,
-				(uint64_t)(parse_size(r->o->mem) + DUMP_SLACK),
+				(uint64_t)(parse_size(r->o->mem) + DUMP_SLACK) *
+					33 / 32,
 				r->k->image, note, sizeof(note));
 	if (made < 0) {
 		snprintf(err, sizeof(err), "the host's dump: %s", note);

@@ -137,6 +137,7 @@ int kdump_fill_uts(const char *path, const char *release, const char *version,
 		memset(field, 0, UTS_FIELD);
 		snprintf(field, UTS_FIELD, "%s", fill[i]);
 	}
+	errno = 0;
 	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
 	    fsync(fd)) {
 		snprintf(why, whylen, "%s: %s", path,
@@ -166,6 +167,12 @@ int host_dump_finish(const char *flat, const char *out, uint64_t max_extent,
 		return -1;
 	}
 	v = flat_check(f, max_extent, &info, why, whylen);
+	if (ferror(f)) {
+		snprintf(why, whylen, "%s: %s", flat,
+			 strerror(errno ? errno : EIO));
+		fclose(f);
+		return -1;
+	}
 	fclose(f);
 	if (v != FLAT_COMPLETE)
 		return -1;

@@ -169,18 +169,25 @@ json_value() {
 }
 
 # kdump_header VMCORE: "KDUMP <release> <size in MiB, rounded up>" for a
-# kdump-compressed file (the release its header's utsname names), "not
-# kdump-compressed: <its first 8 bytes>" for anything else
+# kdump-compressed file (the release its header's utsname names, "-" if
+# none), "not-kdump <what it is> 0" for anything else: always three words,
+# the last a number
 kdump_header() {
 	/usr/bin/python3 -c '
 import os, sys
-with open(sys.argv[1], "rb") as f:
-    h = f.read(12 + 6 * 65)
+try:
+    with open(sys.argv[1], "rb") as f:
+        h = f.read(12 + 6 * 65)
+except OSError as e:
+    print("not-kdump", type(e).__name__, 0)
+    sys.exit()
 if h[:8] != b"KDUMP   ":
-    print("not kdump-compressed:", repr(h[:8]))
+    print("not-kdump", h[:8].hex() or "empty", 0)
 else:
     rel = h[12 + 2 * 65:12 + 3 * 65].split(b"\0")[0].decode(errors="replace")
-    print("KDUMP", rel or "(no release)", -(-os.path.getsize(sys.argv[1]) // 1048576))' "$1" 2>&1 || true
+    rel = "".join(c for c in rel if c.isprintable() and not c.isspace())
+    print("KDUMP", rel or "-", -(-os.path.getsize(sys.argv[1]) // 1048576))' "$1" 2>/dev/null ||
+		echo "not-kdump python3-failed 0"
 }
 
 # check_kdump_header NAME RUN: RUN's vmcore is kdump-compressed, its
@@ -192,6 +199,7 @@ check_kdump_header() {
 	rel=$(json_value "$2/report.json" "d['kernel']['release']" | tr -d '"')
 	mem=$(record_field "$2" guest.mem 2>/dev/null || echo none)
 	mib=$(awk '{ print $3 }' <<<"$got")
+	[[ $mib =~ ^[0-9]+$ ]] || mib=0
 	check "$1" "vmcore: $got; the dump's release: $rel; guest memory $mem" \
 		test "${got% *}" = "KDUMP $rel" -a -n "$rel" -a "$rel" != none -a "$rel" != null \
 		-a "${mib:-0}" -gt 0 -a "$((${mib:-0} * 2))" -lt "$(numfmt --from=iec "${mem%B}" 2>/dev/null | awk '{ print int($1 / 1048576) }' || echo 0)"
