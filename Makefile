@@ -150,6 +150,8 @@ $(BUILD)/selftest-initramfs.cpio.gz: $(SELFTEST) appliance/mkinitramfs.sh applia
 
 # --- triggers: CO-RE programs against our kernel's BTF, one loader
 TB := $(BUILD)/triggers
+# the SDK: the header a trigger program includes and what is behind it
+SDK_HDRS := $(wildcard triggers/sdk/bpk/*.h)
 TRIGGER_NAMES := $(patsubst triggers/%.bpf.c,%,$(wildcard triggers/*.bpf.c))
 TRIGGER_SKELS := $(TRIGGER_NAMES:%=$(TB)/%.skel.h)
 TRIGGERCTL_SRCS := $(filter-out %.bpf.c,$(wildcard triggers/*.c)) $(TB)/names-gen.c
@@ -170,7 +172,7 @@ $(TB)/vmlinux.h.stamp: $(KERNEL_OK)
 $(TB)/vmlinux.h: $(TB)/vmlinux.h.stamp
 	@test -s $@ || bpftool btf dump file $(KERNEL)/vmlinux format c > $@
 
-$(TB)/%.bpf.o: triggers/%.bpf.c triggers/sdk/bpk/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
+$(TB)/%.bpf.o: triggers/%.bpf.c $(SDK_HDRS) triggers/fire.h $(TB)/vmlinux.h
 	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers/sdk -Itriggers -c $< -o $@
 
 $(TB)/%.skel.h: $(TB)/%.bpf.o
@@ -282,7 +284,7 @@ $(BK)/kconfig-test: bpk/tests/kconfig-test.c bpk/kconfig.c bpk/util.c bpk/config
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
 		$(filter %.c,$^) -ljansson -lcrypto
 # a user's program read as a trigger, on an object built as bpk builds one
-$(BK)/prog-test.bpf.o: bpk/tests/prog-test.bpf.c triggers/sdk/bpk/trigger.bpf.h triggers/fire.h $(TB)/vmlinux.h
+$(BK)/prog-test.bpf.o: bpk/tests/prog-test.bpf.c $(SDK_HDRS) triggers/fire.h $(TB)/vmlinux.h
 	@mkdir -p $(@D)
 	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(TB) -Itriggers/sdk -Itriggers -c $< -o $@
 $(BK)/prog-test: bpk/tests/prog-test.c triggers/userprog.c triggers/loadfail.c triggers/params.c \

@@ -6,7 +6,7 @@
 #
 # ROOT is $(DESTDIR)$(PREFIX). install copies bpk, its man page, its bash
 # completion and the SDK of users' own trigger programs (include/bpk/: the
-# header, fire.h, the kernel's vmlinux.h; share/pkgconfig/bpk.pc) under ROOT and writes ROOT/share/bpk/bpk.conf, which tells the
+# header and the part of it behind the interface, fire.h, the kernel's vmlinux.h; share/pkgconfig/bpk.pc) under ROOT and writes ROOT/share/bpk/bpk.conf, which tells the
 # installed bpk where the clone, its build, the kernel cache and the runs
 # are (the build stays in the clone: the guest images, kernels and tools are
 # large and shared with make). Every file written and every directory made
@@ -83,6 +83,7 @@ install)
 	put 0644 "$man" "$root/share/man/man1/bpk.1"
 	put 0644 "$top/bpk/bpk.bash-completion" "$root/share/bash-completion/completions/bpk"
 	put 0644 "$top/triggers/sdk/bpk/trigger.bpf.h" "$root/include/bpk/trigger.bpf.h"
+	put 0644 "$top/triggers/sdk/bpk/trigger-impl.bpf.h" "$root/include/bpk/trigger-impl.bpf.h"
 	put 0644 "$top/triggers/fire.h" "$root/include/bpk/fire.h"
 	put 0644 "$build/triggers/vmlinux.h" "$root/include/bpk/vmlinux.h"
 	pc=$(mktemp)

@@ -212,6 +212,9 @@ refused param_bool "dry_run=2: a flag is given alone" --prog write_beyond.bpf.c 
 printf '#include <bpk/trigger.bpf.h>\nSEC("fentry/pipe_write")\nint BPF_PROG(p) { bpk_fire("a=%%d", 1) return 0; }\n' >syntax.bpf.c
 refused syntax "syntax.bpf.c: clang could not compile it" --prog syntax.bpf.c -- true
 check refused.syntax_diag "$(grep -m1 'error:' "$out/syntax.out")" grep -q "^syntax.bpf.c:3:[0-9]*: error: expected ';'" "$out/syntax.out"
+printf '#include <bpk/trigger-impl.bpf.h>\nSEC("fentry/pipe_write")\nint BPF_PROG(p) { return 0; }\n' >impl.bpf.c
+refused impl_alone "--prog impl.bpf.c: clang cannot preprocess it" --prog impl.bpf.c -- true
+check refused.impl_alone_diag "$(grep -m1 'error:' "$out/impl_alone.out")" grep -q 'error: "include <bpk/trigger.bpf.h>, not this file"' "$out/impl_alone.out"
 printf '#include <bpk/trigger.bpf.h>\nSEC("xdp")\nint x(struct xdp_md *ctx) { bpk_fire("a=%%d", 1); return 0; }\n' >badsec.bpf.c
 refused unknown_sec 'badsec.bpf.c: program x: SEC("xdp") is not one the appliance attaches' --prog badsec.bpf.c -- true
 printf '#include <bpk/trigger.bpf.h>\nSEC("fentry/bpk_no_such_function")\nint BPF_PROG(p) { bpk_fire("a=%%d", 1); return 0; }\n' >nofunc.bpf.c

@@ -18,7 +18,7 @@ mkdir -p "$dest"
 before=$(listing "$dest")
 rc=0
 make -s install DESTDIR="$dest" PREFIX=/usr RUNS="$runs" >"$out/install.out" 2>&1 || rc=$?
-want="usr usr/bin usr/bin/bpk usr/include usr/include/bpk usr/include/bpk/fire.h usr/include/bpk/trigger.bpf.h \
+want="usr usr/bin usr/bin/bpk usr/include usr/include/bpk usr/include/bpk/fire.h usr/include/bpk/trigger-impl.bpf.h usr/include/bpk/trigger.bpf.h \
 usr/include/bpk/vmlinux.h usr/share usr/share/bash-completion usr/share/bash-completion/completions \
 usr/share/bash-completion/completions/bpk usr/share/bpk usr/share/bpk/bpk.conf usr/share/bpk/manifest \
 usr/share/man usr/share/man/man1 usr/share/man/man1/bpk.1 usr/share/pkgconfig usr/share/pkgconfig/bpk.pc "
