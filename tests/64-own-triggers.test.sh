@@ -87,9 +87,9 @@ for kernel in ours debian; do
 	check "$kernel.beyond.run" "exit $rc: ${run:-no run} $(grep -m1 'error:' "$out/beyond-$kernel.out" || true)" test "$rc" = 0 -a -n "$run"
 	fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['fields']['trigger'], d['fire']['fields']['comm'], d['fire']['fields']['detail']]")
 	check "$kernel.beyond.record" "fire record from the dump: $fire" \
-		test "$fire" = '["write_beyond", "dd", "f_pos=2097152 max_pos=1048576 count=16"]'
+		test "$fire" = '["write_beyond", "dd", "f_pos=2097152 max_pos=1048576 count=16 name=data.bin"]'
 	check "$kernel.beyond.report_text" "$(grep -m1 '^   detail=' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no detail line)" \
-		grep -qx '   detail=f_pos=2097152 max_pos=1048576 count=16' "${run:-/nonexistent}/report.txt"
+		grep -qx '   detail=f_pos=2097152 max_pos=1048576 count=16 name=data.bin' "${run:-/nonexistent}/report.txt"
 	# the run keeps what it ran: the source and the object bpk compiled
 	kept=$(record_field "${run:-/nonexistent}" trigger.prog 2>/dev/null || true)
 	check "$kernel.beyond.kept" "trigger.prog=${kept:-none}; $(grep -m1 '^program:' "${run:-/nonexistent}/report.txt" 2>/dev/null || echo no program line)" \

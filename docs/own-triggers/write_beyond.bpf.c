@@ -53,6 +53,8 @@ int BPF_PROG(vfs_write_enter, struct file *file, const char *buf, size_t count,
 	bpf_map_update_elem(&last_pos, &tgid, &at, BPF_ANY);
 	if (at <= cfg_max_pos)
 		return 0;
-	bpk_fire("f_pos=%lld max_pos=%lld count=%lu", at, cfg_max_pos, count);
+	/* the text parameter too: the record says what was asked */
+	bpk_fire("f_pos=%lld max_pos=%lld count=%lu name=%s", at, cfg_max_pos,
+		 count, (const char *)cfg_name);
 	return 0;
 }
