@@ -14,6 +14,8 @@
 #  - attempts run on both machines (parallel's joblog), both firing: the
 #    one made there, its vmcore and report read there, comes back into this
 #    machine's campaign dir, and the campaign's table names it here;
+#  - bpk matrix goes through the same engine: its attempts run on both
+#    machines and its table names the kernel's answer and dump here;
 #  - no QEMU is left on either machine.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -161,5 +163,18 @@ got=$(json_value "${there:-/nonexistent}/report.json" "[d['cause']['dump'], d['a
 check ssh_remote.dump_confirmed "the dump's cause, and the analyzers that read it there: $got" test "$got" = '["trigger", "system"]'
 got=$(awk -F'\t' -v n="${n:-0}" '$1 == n { print $10 }' "${camp:-/nonexistent}/attempts.tsv" 2>/dev/null)
 check ssh_remote.table_says_here "attempts.tsv names its run ${got:-none}" test -n "$got" -a "$got" = "$there"
+# --- bpk matrix through the same engine: one kernel, an attempt a machine,
+# its answer and a dump in the table here
+rc=0
+"$bpk" -j --runs "$out/runs-matrix" matrix syscall_errno syscall=openat errno=ENOENT comm=flaky \
+	--kernels ours --attempts 2 --jobs 1 --timeout 200 --sshlogin ":,$ssh_cmd $ruser@127.0.0.1" \
+	--workload "$out/always.sh" >"$out/matrix.json" 2>"$out/matrix.err" || rc=$?
+got=$(json_value "$out/matrix.json" "[(k['kernel'], k['answer'], bool(k['run']) and __import__('os').path.getsize(k['run'] + '/vmcore') > 0) for k in d['kernels']]")
+check ssh_remote.matrix "exit $rc: $got ($(grep -m1 'error:' "$out/matrix.err" || tail -1 "$out/matrix.err"))" \
+	test "$rc" = 0 -a "$got" = '[["ours", "fired", true]]'
+mat=$({ find "$out/runs-matrix" -mindepth 1 -maxdepth 1 -type d -name 'matrix-*' 2>/dev/null || true; } | head -1)
+hosts=$(awk -F'\t' 'NR > 1 { print $2 }' "${mat:-/nonexistent}/joblog" 2>/dev/null | sort | tr '\n' '|')
+check ssh_remote.matrix_both_machines "joblog hosts: ${hosts:-none}" test "$hosts" = ":|$ssh_cmd $ruser@127.0.0.1|"
+
 q=$(pgrep -u "$ruser" -f qemu-system || true)$(pgrep -f "qemu-system.*$out" || true)
 check ssh_remote.no_qemu_left "QEMU processes: ${q:-none}" test -z "$q"
