@@ -1233,8 +1233,7 @@ static int on_stalled(struct guest *g, char *err, size_t errlen)
  * pages compress to almost nothing, so an idle 1 GiB guest is some tens of
  * MiB. QEMU writes to a file bpk opened (it may run as another user),
  * passed over the monitor; the guest is paused while QEMU copies it.
- */
-/*
+ *
  * QEMU writes the guest's memory into @fd (QMP getfd, then
  * dump-guest-memory detached, polled with query-dump): progress said every
  * 5 s, on stderr and to a bpk dump @client (-1: none). 0, or -1 with @err.
@@ -1468,8 +1467,7 @@ static int64_t on_live_dump(struct guest *g, int client)
 	fd = -1;
 	/* the guest runs again while the stream becomes the vmcore */
 	made = host_dump_finish(flat, vmcore,
-				(uint64_t)(parse_size(r->o->mem) + DUMP_SLACK) *
-					33 / 32,
+				(uint64_t)(parse_size(r->o->mem) + DUMP_SLACK),
 				r->k->image, note, sizeof(note));
 	if (made < 0) {
 		snprintf(err, sizeof(err), "the host's dump: %s", note);
@@ -1479,7 +1477,6 @@ static int64_t on_live_dump(struct guest *g, int client)
 		snprintf(err, sizeof(err), "%s: %s", vmcore, strerror(errno));
 		goto fail;
 	}
-	unlink(flat);
 
 	record_init(&rec);
 	record_guest_facts(r, &rec);
@@ -1499,10 +1496,7 @@ static int64_t on_live_dump(struct guest *g, int client)
 	record_set(&rec.dump.path, LIVE_DUMP_SUFFIX);
 	line = xasprintf(
 		"bpk dump: QEMU's dump-guest-memory of the running guest, paused %s for the copy%s%s",
-		fmt_ms(paused, el, sizeof(el)),
-		made > 0 ?
-			"; its header lacks the kernel's release (drgn cannot open it): " :
-			"",
+		fmt_ms(paused, el, sizeof(el)), made > 0 ? "; " : "",
 		made > 0 ? note : "");
 	record_set(&rec.dump.path_why, line);
 	free(line);

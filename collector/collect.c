@@ -375,8 +375,6 @@ enum collect_result collect_run(const struct collect_in *in,
 	enum flat_verdict verdict = FLAT_EMPTY;
 	int status_ok, dump_part_ok, dump_ok = 0, success, host_ok = 0;
 	char host_note[640] = "";
-	/* the capture kernel's own dump was whole (before the host's) */
-	int kdump_ok = 0;
 	const char *st_status = NULL, *id;
 	enum collect_result rc = COLLECT_UNFILED;
 	double t0 = now();
@@ -506,14 +504,9 @@ enum collect_result collect_run(const struct collect_in *in,
 	 * not be completed is kept and said.
 	 */
 	stage_path(&c, hostpath, sizeof(hostpath), HOST_DUMP_FILE);
-	kdump_ok = dump_ok;
 	if (!dump_ok && in->host_dump_why && file_size(hostpath) > 0) {
 		char hwhy[512];
-		/* kdump's form adds page descriptors and bitmaps to the
-		 * pages: some 1/32 of the guest's memory at worst
-		 */
-		int r = host_dump_finish(hostpath, corepath,
-					 in->max_dump + in->max_dump / 32,
+		int r = host_dump_finish(hostpath, corepath, in->max_dump,
 					 in->kernel_image, hwhy, sizeof(hwhy));
 
 		if (r < 0) {
@@ -521,11 +514,8 @@ enum collect_result collect_run(const struct collect_in *in,
 				 hwhy);
 		} else {
 			if (r > 0)
-				snprintf(
-					host_note, sizeof(host_note),
-					"; its header lacks the kernel's release (drgn cannot open it): %s",
-					hwhy);
-			unlink(hostpath);
+				snprintf(host_note, sizeof(host_note), "; %s",
+					 hwhy);
 			dump_ok = host_ok = 1;
 		}
 	}
@@ -688,8 +678,10 @@ enum collect_result collect_run(const struct collect_in *in,
 		host_ok ? (unsigned long long)file_size(corepath) :
 		dump_ok ? info.extent :
 			  0;
-	/* a capture kernel that died after its dump was whole cost nothing */
-	if (in->capture_died && !kdump_ok)
+	/* a capture kernel that died after its own dump was whole cost
+	 * nothing
+	 */
+	if (in->capture_died && (host_ok || !dump_ok))
 		rec->cause.after = CAUSE_CAPTURE_DIED;
 	if (host_ok) {
 		char *pw = NULL;

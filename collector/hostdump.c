@@ -151,10 +151,14 @@ int kdump_fill_uts(const char *path, const char *release, const char *version,
 	return rc;
 }
 
-int host_dump_finish(const char *flat, const char *out, uint64_t max_extent,
+int host_dump_finish(const char *flat, const char *out, uint64_t max_mem,
 		     const char *image, char *why, size_t whylen)
 {
-	char release[UTS_FIELD], version[UTS_FIELD], sig[8];
+	char release[UTS_FIELD], version[UTS_FIELD], sig[8], uwhy[400];
+	/* kdump's form adds page descriptors and bitmaps to the pages: some
+	 * 1/32 of the guest's memory at worst
+	 */
+	uint64_t max_extent = max_mem + max_mem / 32;
 	struct flat_info info = { 0 };
 	enum flat_verdict v;
 	struct stat st;
@@ -197,8 +201,14 @@ int host_dump_finish(const char *flat, const char *out, uint64_t max_extent,
 		return -1;
 	}
 	fclose(f);
-	if (bzimage_uts(image, release, version, why, whylen) ||
-	    kdump_fill_uts(out, release, version, why, whylen))
+	unlink(flat);
+	if (bzimage_uts(image, release, version, uwhy, sizeof(uwhy)) ||
+	    kdump_fill_uts(out, release, version, uwhy, sizeof(uwhy))) {
+		snprintf(
+			why, whylen,
+			"its header lacks the kernel's release (drgn cannot open it): %s",
+			uwhy);
 		return 1;
+	}
 	return 0;
 }

@@ -44,13 +44,14 @@ int kdump_fill_uts(const char *path, const char *release, const char *version,
 
 /*
  * The host's dump, QEMU's flattened kdump-zlib stream @flat, made the
- * vmcore @out: the stream checked whole and bounded by @max_extent (0:
- * none), rearranged, then its utsname filled from @image. 0: @out is a
- * complete vmcore; 1: it is, but its utsname could not be filled (drgn will
- * not open it; crash will), the reason in @why; -1: no vmcore (@out
- * removed, @flat kept), the reason in @why.
+ * vmcore @out: the stream checked whole and bounded by the guest's memory
+ * @max_mem (0: none; kdump's page descriptors and bitmaps are allowed on
+ * top), rearranged, then its utsname filled from @image; @flat is removed
+ * once @out is made. 0: @out is a complete vmcore; 1: it is, but its
+ * utsname could not be filled (drgn will not open it; crash will), said in
+ * @why; -1: no vmcore (@out removed, @flat kept), the reason in @why.
  */
-int host_dump_finish(const char *flat, const char *out, uint64_t max_extent,
+int host_dump_finish(const char *flat, const char *out, uint64_t max_mem,
 		     const char *image, char *why, size_t whylen);
 
 #endif

@@ -618,12 +618,13 @@ static void test_host_dump(void)
 		uts_field(path[2], i, got[i]);
 	snprintf(
 		detail, sizeof(detail),
-		"rc %d (%s), sysname \"%s\", release \"%s\", version \"%s\", machine \"%s\"",
-		rc, rc ? why : "made", got[0], got[2], got[3], got[4]);
+		"rc %d (%s), sysname \"%s\", release \"%s\", version \"%s\", machine \"%s\", stream %s",
+		rc, rc ? why : "made", got[0], got[2], got[3], got[4],
+		access(path[1], F_OK) ? "removed" : "left");
 	check(rc == 0 && !strcmp(got[0], "Linux") &&
 		      !strcmp(got[2], "6.1.192") &&
 		      !strncmp(got[3], "#1 SMP", 6) &&
-		      !strcmp(got[4], "x86_64"),
+		      !strcmp(got[4], "x86_64") && access(path[1], F_OK),
 	      "host_dump.made_and_filled", detail);
 
 	/* a field the dump has is kept */
