@@ -35,7 +35,6 @@
 #                                           is cached, one kernel a line
 #   debian-kernel.sh changelog ENTRY OLDVER its package's changelog entries
 #                                           newer than OLDVER
-#   debian-kernel.sh crashkernel ENTRY MIB  keep the measured reservation
 #
 # RELEASE is a kernel release the archive serves (6.1.0-50-amd64,
 # 6.12.100+deb12-rt-amd64) or a series with an optional flavour (6.1,
@@ -501,23 +500,6 @@ changelog() {
 }
 
 case $mode in
-crashkernel)
-	# crashkernel ENTRY SMALLEST_MIB: the reservation bpk kernels --measure
-	# found, kept with the kernel: the smallest that dumped, doubled (the
-	# margin ours and 6.1's were given)
-	[[ -n ${2:-} && ${3:-} =~ ^[0-9]+$ ]] || bad_input "usage: debian-kernel.sh crashkernel ENTRY SMALLEST_MIB"
-	entry=$(readlink -f "$2") || bad_input "$2: no such entry"
-	[[ -s $entry/ok ]] || bad_input "$2: not a Debian kernel entry (no ok file)"
-	{
-		grep -v '^crashkernel' "$entry/ok"
-		echo "crashkernel=$(($3 * 2))M"
-		echo "crashkernel_smallest=${3}M"
-		echo "crashkernel_measured=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	} >"$entry/ok.tmp"
-	mv "$entry/ok.tmp" "$entry/ok"
-	say "$(sed -n 's/^kver=//p' "$entry/ok"): crashkernel=$(($3 * 2))M (the smallest that dumped, ${3}M, doubled), in $entry/ok"
-	exit 0
-	;;
 changelog)
 	[[ -n ${2:-} && -n ${3:-} ]] || bad_input "usage: debian-kernel.sh changelog ENTRY OLDVERSION"
 	entry=$(readlink -f "$2") || bad_input "$2: no such entry"
@@ -554,7 +536,7 @@ fetch)
 	release=${3:-}
 	[[ -n $link ]] || bad_input "usage: debian-kernel.sh fetch LINK [RELEASE]"
 	;;
-*) bad_input "usage: debian-kernel.sh fetch LINK [RELEASE] | debug ENTRY | resolve [RELEASE] | list | changelog ENTRY OLDVERSION | crashkernel ENTRY MIB" ;;
+*) bad_input "usage: debian-kernel.sh fetch LINK [RELEASE] | debug ENTRY | resolve [RELEASE] | list | changelog ENTRY OLDVERSION" ;;
 esac
 
 need_cmd apt-get apt
@@ -587,8 +569,6 @@ lock_entry
 cached && exit 0
 
 mkdir -p "$entry"
-# a reservation measured for this kernel outlives a new extraction
-measured=$(grep '^crashkernel' "$entry/ok" 2>/dev/null || true)
 rm -f "$entry/ok"
 # the earlier recipe fetched the -dbg vmlinux here: kept, and indexed
 [[ ! -e $entry/vmlinux.ok || ! -s $entry/vmlinux ]] || gdb_index
@@ -625,7 +605,6 @@ fi
 	echo "kdump_modules=$KDUMP_MODULES"
 	echo "disk_bytes=$(du -sb "$entry" | cut -f1)"
 	echo "fetched=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	[[ -z $measured ]] || echo "$measured"
 } >"$entry/ok.tmp"
 mv "$entry/ok.tmp" "$entry/ok"
 mkdir -p "$(dirname "$link")"

@@ -42,6 +42,9 @@ struct bpk_paths {
 		      * ~/.cache/bpf-panic-kdump
 		      */
 	char *runs; /* --runs, else BPK_RUNS, else the config's, else TOP/runs */
+	char *reservations; /* BPK_RESERVATIONS, else CACHE/reservations: the
+			     * crash reservations measured on this machine
+			     */
 	char *version; /* an installed copy: the version install recorded */
 	bool installed; /* found through share/bpk/bpk.conf */
 	char *sdk; /* installed: the include dir beside share/ holding bpk/ */

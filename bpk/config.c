@@ -10,6 +10,8 @@
  *   cache    $BPK_CACHE, else the config's, else
  *            $XDG_CACHE_HOME/bpf-panic-kdump, else ~/.cache/bpf-panic-kdump
  *   runs     --runs, else $BPK_RUNS, else the config's, else CLONE/runs
+ *   reservations  $BPK_RESERVATIONS, else CACHE/reservations: what was
+ *            measured on this machine, kept apart from what was downloaded
  *   accel    $BPK_ACCEL, else auto
  */
 #define _GNU_SOURCE
@@ -148,6 +150,8 @@ void config_load(const char *runs_opt)
 			cache = xstrdup("/tmp/bpf-panic-kdump-cache");
 	}
 	paths.cache = env_or("BPK_CACHE", cache);
+	paths.reservations = env_or("BPK_RESERVATIONS",
+				    path_join(paths.cache, "reservations"));
 	if (runs_opt)
 		paths.runs = xstrdup(runs_opt);
 	else

@@ -108,9 +108,10 @@ static void usage_kernels(void)
 	       "in the cache. Also: ours (make kernel) and PATH (a kernel you built).\n"
 	       "\n"
 	       "--measure K: boot kernel K with smaller and smaller crash reservations\n"
-	       "(halving between 32M and 512M, 16M steps, 4-6 runs) to find the\n"
-	       "smallest that dumps; a Debian kernel keeps it, doubled, as its\n"
-	       "default --crashkernel (in its cache entry).\n");
+	       "in a 1G guest (from 256M, halving down to 32M in 16M steps, 4-6\n"
+	       "runs; at most 512M; a size the guest cannot place is not taken for\n"
+	       "too small) to find the smallest that dumps; a Debian kernel keeps it,\n"
+	       "doubled, as its default --crashkernel (in its cache entry).\n");
 }
 
 int do_kernels(int argc, char **argv)

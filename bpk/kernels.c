@@ -32,15 +32,14 @@
  * "deadlocked on memory" while unpacking the capture image); Debian's
  * needs 112M (96M does not: its kernel needs 63 MiB to decompress and run
  * in place against our 25, and its capture image carries modules). Any
- * other Debian kernel is measured on its first run and keeps its own
- * (measure.c); a kernel of the user's own takes Debian's unless given
+ * other Debian kernel is measured on its first run, and the machine keeps
+ * what it measured (measure.c); a kernel of the user's own takes Debian's unless given
  * --crashkernel (bpk kernels --measure PATH finds its smallest).
  */
 #define OURS_CRASHKERNEL "192M"
 #define DEBIAN_CRASHKERNEL "256M"
 
-/* @key's value in a key=value file (Debian's kernel entry's "ok"). */
-static char *kv_get(const char *path, const char *key)
+char *kv_get(const char *path, const char *key)
 {
 	char *text = read_file(path, 1 << 16, NULL), *line, *val = NULL;
 	size_t klen = strlen(key);
@@ -76,7 +75,8 @@ static void debian_entry(struct kernel_info *k)
 {
 	char *ok = path_join(k->dir, "ok");
 	char *pkg = kv_get(ok, "package"), *ver = kv_get(ok, "version");
-	char *ck = kv_get(ok, "crashkernel");
+	char *name = entry_name(k->dir);
+	char *ck = kernel_reservation(name);
 
 	k->release = kv_get(ok, "kver");
 	k->dbg_package = kv_get(ok, "dbg_package");
@@ -85,7 +85,7 @@ static void debian_entry(struct kernel_info *k)
 	if (k->release)
 		k->modules = xasprintf("%s/modules/lib/modules/%s", k->dir,
 				       k->release);
-	/* measured for this kernel and kept with it (bpk kernels --measure) */
+	/* measured for this kernel on this machine (bpk kernels --measure) */
 	if (ck && *ck) {
 		k->default_crashkernel = ck;
 		k->measured = true;
@@ -105,6 +105,7 @@ static void debian_entry(struct kernel_info *k)
 	free(pkg);
 	free(ver);
 	free(ok);
+	free(name);
 }
 
 void kernel_refresh(struct kernel_info *k)

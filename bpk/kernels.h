@@ -102,9 +102,20 @@ bool kernel_has_bpf_panic(const struct kernel_info *k);
  */
 char *kernel_vmlinux_path(const struct kernel_info *k);
 
+/* @key's value in a key=value file (a Debian kernel entry's "ok", a kept
+ * reservation), malloc'd; NULL when the file or the key is not there.
+ */
+char *kv_get(const char *path, const char *key);
+
+/* The crashkernel= measured for the Debian kernel entry @name on this
+ * machine (kept under paths.reservations), malloc'd; NULL: never measured.
+ */
+char *kernel_reservation(const char *name);
+
 /* The smallest crashkernel= that dumps on @k, found by boots (its runs
- * under paths.runs/measure-NAME) and, for a Debian kernel, kept in its
- * cache entry, doubled, as its default; in MiB. The kernel must be built.
+ * under paths.runs/measure-NAME) and, for a Debian kernel, kept under
+ * paths.reservations, doubled, as its default; in MiB. The kernel must be
+ * built.
  */
 int kernel_measure(struct kernel_info *k);
 

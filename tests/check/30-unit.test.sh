@@ -2,7 +2,8 @@
 # The unit tests of bpk's C modules, built with ASan and UBSan by make:
 # the run record (writer and reader, against analysis/run.schema.json),
 # the JSON writer, the guest protocol, argv building and the escape of
-# guest text (protocol-test), and the collector's parsers of guest bytes
+# guest text (protocol-test), the crash reservation's search (rsearch-test),
+# and the collector's parsers of guest bytes
 # (collector/unit-tests.c). Each prints PASS/FAIL lines of its own; a
 # binary that is missing, dies (a sanitizer's abort) or exits non-zero
 # after passing lines is a failure too.
@@ -36,4 +37,5 @@ unit json-writer "$build/bpk/json-writer-test"
 unit protocol "$build/bpk/protocol-test"
 unit prog "$build/bpk/prog-test" "$build/bpk/prog-test.bpf.o"
 unit kconfig "$build/bpk/kconfig-test"
+unit rsearch "$build/bpk/rsearch-test"
 unit collector "$build/collector/unit-tests"
