@@ -265,7 +265,7 @@ $(BPK): $(BPK_SRCS) $(BPK_HDRS) $(BPK_GEN)
 # command-line tests.
 CB := $(BUILD)/collector
 UNIT_TESTS := $(BK)/record-test $(BK)/json-writer-test $(BK)/protocol-test $(BK)/prog-test $(BK)/kconfig-test \
-	$(BK)/rsearch-test $(BK)/prog-test.bpf.o $(CB)/unit-tests
+	$(BK)/rsearch-test $(BK)/argsfile-test $(BK)/prog-test.bpf.o $(CB)/unit-tests
 ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 $(BK)/record-test: bpk/tests/record-test.c bpk/record.c bpk/json_writer.c bpk/tests/check.h bpk/record.h bpk/json_writer.h $(BPK_GEN)
 	@mkdir -p $(@D)
@@ -286,6 +286,11 @@ $(BK)/kconfig-test: bpk/tests/kconfig-test.c bpk/kconfig.c bpk/util.c bpk/config
 $(BK)/rsearch-test: bpk/tests/rsearch-test.c bpk/rsearch.c bpk/tests/check.h bpk/rsearch.h bpk/protocol.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -o $@ $(filter %.c,$^)
+$(BK)/argsfile-test: bpk/tests/argsfile-test.c bpk/argsfile.c bpk/util.c bpk/proc.c bpk/config.c bpk/json_writer.c \
+		bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
+		$(filter %.c,$^) -ljansson -lcrypto
 # a user's program read as a trigger, on an object built as bpk builds one
 $(BK)/prog-test.bpf.o: bpk/tests/prog-test.bpf.c $(SDK_HDRS) triggers/fire.h $(TB)/vmlinux.h
 	@mkdir -p $(@D)

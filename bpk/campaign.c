@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "argsfile.h"
 #include "bpk.h"
 #include "hostfs.h"
 #include "kernels.h"
@@ -1004,6 +1005,9 @@ static void write_summary(struct campaign *c, const struct outcome_count *k,
 	free(args);
 }
 
+/* The user's words for every attempt (argsfile.h), in the campaign dir. */
+#define ATTEMPT_ARGS "attempt-args"
+
 /*
  * How an attempt finds bpk: this machine's is this bpk (BPK_SELF, in
  * parallel's environment, which reaches the local jobs only); another
@@ -1044,29 +1048,44 @@ static void remote_files(struct campaign *c, const char *at)
 }
 
 /* `bpk ARGS` on every machine of @c's --sshlogin, each output line tagged
- * with its machine; dies naming @what when one of them fails.
+ * with its machine; dies naming @what when one of them fails. @args (a
+ * kernel the user named) go as a file, as an attempt's words do.
  */
 static char *on_every_machine(const struct campaign *c, const char *what,
 			      const char *const *args)
 {
-	struct strv a = { 0 };
-	char *out = NULL, *err = NULL;
+	static int calls;
+	struct strv a = { 0 }, words = { 0 };
+	char *out = NULL, *err = NULL, *name, *path, e[1024];
+	const char *at = strrchr(c->dir, '/') + 1;
 	int rc;
 
+	name = xasprintf("machine-args-%d", ++calls);
+	path = path_join(c->dir, name);
+	for (int i = 0; args[i]; i++)
+		strv_add(&words, args[i]);
+	if (args_file_write(path, &words, e, sizeof(e)))
+		die("%s", e);
+	strv_free(&words);
 	strv_add(&a, "parallel");
 	strv_add(&a, "--nonall");
 	strv_add(&a, "--tag");
 	strv_add(&a, "--sshlogin");
 	strv_add(&a, c->sshlogin);
+	/* there: relative to the login's dir (rsync's /./) */
+	strv_add(&a, "--basefile");
+	strv_addf(&a, "%s/./%s/%s", paths.runs, at, name);
 	strv_add(&a, "-q");
 	strv_add(&a, "sh");
 	strv_add(&a, "-c");
 	strv_add(&a, FIND_BPK);
 	strv_add(&a, "bpk");
-	for (int i = 0; args[i]; i++)
-		strv_add(&a, args[i]);
+	strv_add(&a, ARGS_FILE_OPT);
+	strv_addf(&a, "%s/%s", at, name);
 	rc = proc_capture((const char *const *)strv_argv(&a), &out, &err);
 	strv_free(&a);
+	free(name);
+	free(path);
 	if (rc) {
 		const char *why = last_line(err && *err ? err : out);
 
@@ -1104,6 +1123,56 @@ static void check_hosts(struct campaign *c, const char *self)
 		camp_log(c, "every machine has the appliance built for %s",
 			 c->kernels.v[i]);
 	}
+}
+
+/*
+ * The user's words for every attempt (argsfile.h), in the campaign dir: the
+ * trigger or program, its k=v words, the workload or the command after
+ * --, and the options every attempt shares.
+ */
+static void write_attempt_args(const struct campaign *c)
+{
+	struct strv w = { 0 };
+	char *path = path_join(c->dir, ATTEMPT_ARGS), err[1024];
+
+	if (c->prog_obj) {
+		strv_add(&w, "--prog");
+		strv_add(&w, c->prog_obj);
+	} else {
+		strv_add(&w, c->trigger);
+	}
+	for (int i = 0; i < c->targs.n; i++)
+		strv_add(&w, c->targs.v[i]);
+	strv_add(&w, "--timeout");
+	strv_addf(&w, "%d", c->timeout);
+	strv_add(&w, "--mem");
+	strv_add(&w, c->mem);
+	strv_add(&w, "--repeat");
+	strv_addf(&w, "%d", c->repeat);
+	strv_add(&w, "--no-build");
+	strv_add(&w, "--quiet");
+	if (!c->fresh) {
+		/* on this machine its snapshot; on the others of --sshlogin
+		 * the same kind, found or made there
+		 */
+		strv_add(&w, "--restore");
+		strv_add(&w,
+			 c->sshlogin && strcmp(c->sshlogin, ":") ?
+				 (c->armed ? "auto:armed" : "auto:unarmed") :
+				 c->snapshot);
+	}
+	if (c->workload) {
+		strv_add(&w, "--workload");
+		strv_add(&w, c->workload);
+	} else {
+		strv_add(&w, "--");
+		for (int i = 0; i < c->command.n; i++)
+			strv_add(&w, c->command.v[i]);
+	}
+	if (args_file_write(path, &w, err, sizeof(err)))
+		die("%s", err);
+	strv_free(&w);
+	free(path);
 }
 
 /*
@@ -1160,7 +1229,7 @@ static int engine(struct campaign *c, struct outcome_count *k,
 	 * (there), and parallel brings each attempt's dir back into it
 	 */
 	remote = c->sshlogin && strcmp(c->sshlogin, ":");
-	at = remote ? xstrdup(strrchr(c->dir, '/') + 1) : xstrdup(c->dir);
+	at = xstrdup(strrchr(c->dir, '/') + 1);
 	if (remote) {
 		remote_files(c, at);
 		check_hosts(c, self);
@@ -1194,63 +1263,35 @@ static int engine(struct campaign *c, struct outcome_count *k,
 		strv_add(&pa, "--return");
 		strv_addf(&pa, "%s/attempts/{1}", at);
 	}
-	strv_add(&pa, "-q");
-	if (remote) {
-		/* here this bpk (BPK_SELF); there the one on the login's
-		 * PATH
-		 */
-		strv_add(&pa, "sh");
-		strv_add(&pa, "-c");
-		strv_add(&pa, FIND_BPK);
-		strv_add(&pa, "bpk");
-	} else {
-		strv_add(&pa, self);
+	if (c->sshlogin) {
+		/* the user's words travel as a file beside the workload */
+		strv_add(&pa, "--basefile");
+		strv_addf(&pa, "%s/" ATTEMPT_ARGS, at);
 	}
+	/* Only words bpk wrote, and parallel's own {1} {2} {3} (the attempt
+	 * and its kernel, read from attempt-numbers): here this bpk
+	 * (BPK_SELF), there the one on the login's PATH; the campaign dir
+	 * named relative to the runs dir, where parallel starts
+	 */
+	strv_add(&pa, "-q");
+	strv_add(&pa, "sh");
+	strv_add(&pa, "-c");
+	strv_add(&pa, FIND_BPK);
+	strv_add(&pa, "bpk");
 	strv_add(&pa, "--runs");
 	strv_addf(&pa, "%s/attempts/{1}/runs", at);
 	strv_add(&pa, "run");
-	if (c->prog_obj) {
-		strv_add(&pa, "--prog");
-		strv_add(&pa, c->prog_obj);
-	} else {
-		strv_add(&pa, c->trigger);
-	}
-	for (int i = 0; i < c->targs.n; i++)
-		strv_add(&pa, c->targs.v[i]);
 	strv_add(&pa, "--kernel");
 	strv_add(&pa, "{2}");
 	strv_add(&pa, "--crashkernel");
 	strv_add(&pa, "{3}");
-	strv_add(&pa, "--timeout");
-	strv_addf(&pa, "%d", c->timeout);
-	strv_add(&pa, "--mem");
-	strv_add(&pa, c->mem);
-	strv_add(&pa, "--repeat");
-	strv_addf(&pa, "%d", c->repeat);
 	strv_add(&pa, "--attempt");
 	strv_add(&pa, "{1}");
 	strv_add(&pa, "--campaign");
 	strv_add(&pa, at);
-	strv_add(&pa, "--no-build");
-	strv_add(&pa, "--quiet");
-	if (!c->fresh) {
-		/* on this machine its snapshot; on the others of --sshlogin
-		 * the same kind, found or made there
-		 */
-		strv_add(&pa, "--restore");
-		strv_add(&pa,
-			 c->sshlogin && strcmp(c->sshlogin, ":") ?
-				 (c->armed ? "auto:armed" : "auto:unarmed") :
-				 c->snapshot);
-	}
-	if (c->workload) {
-		strv_add(&pa, "--workload");
-		strv_add(&pa, c->workload);
-	} else {
-		strv_add(&pa, "--");
-		for (int i = 0; i < c->command.n; i++)
-			strv_add(&pa, c->command.v[i]);
-	}
+	strv_add(&pa, ARGS_FILE_OPT);
+	strv_addf(&pa, "%s/" ATTEMPT_ARGS, at);
+	write_attempt_args(c);
 	if (c->kernels.n == 1)
 		camp_log(
 			c,
@@ -1266,7 +1307,7 @@ static int engine(struct campaign *c, struct outcome_count *k,
 	c->t_start = now_ms();
 	if (setenv("BPK_SELF", self, 1))
 		die("setenv: %s", strerror(errno));
-	prc = supervise(c, &pa, numbers, remote ? paths.runs : NULL);
+	prc = supervise(c, &pa, numbers, paths.runs);
 	wall = now_ms() - c->t_start;
 	unlink(numbers);
 	free(numbers);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "argsfile.h"
 #include "bpk.h"
 
 bool json_output;
@@ -85,6 +86,7 @@ static void usage_main(FILE *f)
 {
 	fprintf(f,
 		"usage: bpk [-j|--json] [-p|--pretty] [--runs DIR] [--analyzers A] VERB [ARGS]\n"
+		"       bpk ... --args-file FILE ...\n"
 		"       bpk VERB --help    bpk --version    man bpk\n"
 		"\n"
 		"Catch a kernel bug in the act: a BPF trigger calls bpf_panic(), the\n"
@@ -115,6 +117,9 @@ static void usage_main(FILE *f)
 		"  --analyzers A   toolbox (default: a current crash and drgn, made once\n"
 		"                  with mmdebstrap) or system (Debian 12's own); BPK_ANALYZERS\n"
 		"  --version       bpk's version\n"
+		"  --args-file F   F's words (each ended by a NUL byte) in its place, anywhere\n"
+		"                  before a --: how a campaign hands its attempts the user's\n"
+		"                  words, never through GNU parallel's template\n"
 		"Exit status: 0 success, 1 the task failed (named on stderr), 2 bad input\n"
 		"(one line, nothing booted), 3 a run could not be filed, 128+N stopped by\n"
 		"signal N.\n");
@@ -154,6 +159,18 @@ int main(int argc, char **argv)
 	 * user must read is opened up on purpose (run.c, snapshot.c)
 	 */
 	user_umask = umask(077);
+	/* a campaign's attempts get the user's words from a file, never
+	 * through GNU parallel's template (argsfile.h)
+	 */
+	{
+		static struct strv expanded;
+		char err[1024];
+
+		if (args_file_expand(argc, argv, &expanded, err, sizeof(err)))
+			usage_error("%s", err);
+		argc = expanded.n;
+		argv = strv_argv(&expanded);
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -16,6 +16,11 @@
 #    machine's campaign dir, and the campaign's table names it here;
 #  - bpk matrix goes through the same engine: its attempts run on both
 #    machines and its table names the kernel's answer and dump here;
+#  - the campaign's and the matrix's words are words on both machines: the
+#    trigger's comm={} and a command whose words hold {}, {#}, {= Perl =},
+#    $(...), backticks, quotes and spaces reach each guest byte for byte
+#    (the command prints them, then runs as a process named "{}"), and
+#    nothing ran on either host;
 #  - no QEMU is left on either machine.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -139,12 +144,24 @@ check ssh_remote.unbuilt_nothing_booted "attempts: $(listing "${camp:-/nonexiste
 
 # --- the campaign: two attempts, one a machine, both firing; this machine
 # hears its own at once, the other's when it ends (parallel picks which
-# attempt runs where)
-printf '#!/bin/sh\n# fires on every attempt: a process named flaky opens a missing file\nprintf "#!/bin/sh\\nexec 3</flaky/no-such-file\\n" >/tmp/flaky\nchmod +x /tmp/flaky\n/tmp/flaky\n' >"$out/always.sh"
+# attempt runs where). The command prints its words, then a process named
+# {} opens a missing file; each word would leave a file on a host that ran
+# it (the other machine's user can write $out too)
+chmod 1777 "$out"
+hostile=("{=\$_=\`touch $out/ran.perl\`; chomp=}" '{}' '{#}' '{1}' "\$(touch $out/ran.subst)" "\`touch $out/ran.tick\`" "it's \"quoted\"" 'two  spaces')
+# shellcheck disable=SC2016 # the guest's shell expands it
+prog='for w in "$@"; do printf "word<%s>\n" "$w"; done; cp "$(command -v cat)" "/tmp/{}"; exec "/tmp/{}" /no-such-file'
+# words_arrived NAME RUN: RUN's guest printed every word, in order
+words_arrived() {
+	local got want
+	got=$(grep -a '^word<' "${2:-/nonexistent}/guest.log" 2>/dev/null | tr '\n' '|' || true)
+	want=$(printf 'word<%s>|' "${hostile[@]}")
+	check "$1" "${2:-no run}: ${got:-none}" test "$got" = "$want"
+}
 rc=0
-"$bpk" --runs "$out/runs" campaign syscall_errno syscall=openat errno=ENOENT comm=flaky \
+"$bpk" --runs "$out/runs" campaign syscall_errno syscall=openat errno=ENOENT 'comm={}' \
 	--attempts 2 --jobs 1 --fresh --timeout 200 --sshlogin ":,$ssh_cmd $ruser@127.0.0.1" \
-	--workload "$out/always.sh" >"$out/campaign.out" 2>"$out/campaign.err" || rc=$?
+	-- sh -c "$prog" sh "${hostile[@]}" >"$out/campaign.out" 2>"$out/campaign.err" || rc=$?
 camp=$({ find "$out/runs" -mindepth 1 -maxdepth 1 -type d -name 'campaign-*' 2>/dev/null || true; } | head -1)
 winner=$(tail -1 "$out/campaign.out" 2>/dev/null || true)
 check ssh_remote.campaign "exit $rc: winner ${winner:-none} ($(grep -m1 'error:' "$out/campaign.err" || tail -1 "$out/campaign.err"))" \
@@ -163,18 +180,25 @@ got=$(json_value "${there:-/nonexistent}/report.json" "[d['cause']['dump'], d['a
 check ssh_remote.dump_confirmed "the dump's cause, and the analyzers that read it there: $got" test "$got" = '["trigger", "system"]'
 got=$(awk -F'\t' -v n="${n:-0}" '$1 == n { print $10 }' "${camp:-/nonexistent}/attempts.tsv" 2>/dev/null)
 check ssh_remote.table_says_here "attempts.tsv names its run ${got:-none}" test -n "$got" -a "$got" = "$there"
+words_arrived ssh_remote.words_there "$there"
+n=$(awk -F'\t' 'NR > 1 && $2 == ":" { print $1 }' "${camp:-/nonexistent}/joblog" 2>/dev/null | head -1)
+words_arrived ssh_remote.words_here "$(filed_runs "${camp:-/nonexistent}/attempts/${n:-0}/runs" | tail -1)"
 # --- bpk matrix through the same engine: one kernel, an attempt a machine,
 # its answer and a dump in the table here
 rc=0
-"$bpk" -j --runs "$out/runs-matrix" matrix syscall_errno syscall=openat errno=ENOENT comm=flaky \
+"$bpk" -j --runs "$out/runs-matrix" matrix syscall_errno syscall=openat errno=ENOENT 'comm={}' \
 	--kernels ours --attempts 2 --jobs 1 --timeout 200 --sshlogin ":,$ssh_cmd $ruser@127.0.0.1" \
-	--workload "$out/always.sh" >"$out/matrix.json" 2>"$out/matrix.err" || rc=$?
+	-- sh -c "$prog" sh "${hostile[@]}" >"$out/matrix.json" 2>"$out/matrix.err" || rc=$?
 got=$(json_value "$out/matrix.json" "[(k['kernel'], k['answer'], bool(k['run']) and __import__('os').path.getsize(k['run'] + '/vmcore') > 0) for k in d['kernels']]")
 check ssh_remote.matrix "exit $rc: $got ($(grep -m1 'error:' "$out/matrix.err" || tail -1 "$out/matrix.err"))" \
 	test "$rc" = 0 -a "$got" = '[["ours", "fired", true]]'
 mat=$({ find "$out/runs-matrix" -mindepth 1 -maxdepth 1 -type d -name 'matrix-*' 2>/dev/null || true; } | head -1)
 hosts=$(awk -F'\t' 'NR > 1 { print $2 }' "${mat:-/nonexistent}/joblog" 2>/dev/null | sort | tr '\n' '|')
 check ssh_remote.matrix_both_machines "joblog hosts: ${hosts:-none}" test "$hosts" = ":|$ssh_cmd $ruser@127.0.0.1|"
+n=$(awk -F'\t' -v h="$ssh_cmd $ruser@127.0.0.1" 'NR > 1 && $2 == h { print $1 }' "${mat:-/nonexistent}/joblog" 2>/dev/null | head -1)
+words_arrived ssh_remote.matrix_words_there "$(filed_runs "${mat:-/nonexistent}/attempts/${n:-0}/runs" | tail -1)"
+ran=$(find "$out" -maxdepth 1 -name 'ran.*' 2>/dev/null | tr '\n' ' ')
+check ssh_remote.nothing_ran_on_either_host "files the words would have made: ${ran:-none}" test -z "$ran"
 
 q=$(pgrep -u "$ruser" -f qemu-system || true)$(pgrep -f "qemu-system.*$out" || true)
 check ssh_remote.no_qemu_left "QEMU processes: ${q:-none}" test -z "$q"

@@ -3,6 +3,7 @@
 # the run record (writer and reader, against analysis/run.schema.json),
 # the JSON writer, the guest protocol, argv building and the escape of
 # guest text (protocol-test), the crash reservation's search (rsearch-test),
+# the files that carry a campaign's words to its attempts (argsfile-test),
 # and the collector's parsers of guest bytes
 # (collector/unit-tests.c). Each prints PASS/FAIL lines of its own; a
 # binary that is missing, dies (a sanitizer's abort) or exits non-zero
@@ -38,4 +39,5 @@ unit protocol "$build/bpk/protocol-test"
 unit prog "$build/bpk/prog-test" "$build/bpk/prog-test.bpf.o"
 unit kconfig "$build/bpk/kconfig-test"
 unit rsearch "$build/bpk/rsearch-test"
+unit argsfile "$build/bpk/argsfile-test"
 unit collector "$build/collector/unit-tests"

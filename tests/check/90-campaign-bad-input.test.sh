@@ -120,9 +120,17 @@ check make.campaign_options "campaign dir ${camp:-none}; workload $got" \
 got="$(field mode) $(field fresh_why)"
 check make.campaign_fresh "$got" test "$got" = '"fresh" "asked for (--fresh)"'
 pa=$(tr '\n' ' ' <"$out/parallel.args" 2>/dev/null || true)
+at=${camp##*/}
 check make.campaign_ssh "parallel's arguments: ${pa:-none}" \
-	grep -qF -- "--sshlogin : --basefile $top/tests/campaign/flaky.sh --return $camp/attempts/{1} " <<<"${pa:-none}"
-check make.campaign_run_options "parallel's arguments: ${pa:-none}" \
-	grep -qE -- ' run syscall_errno syscall=openat errno=ENOENT --kernel \{2\} --crashkernel \{3\} --timeout 77 --mem 512M .*--attempt \{1\} ' <<<"${pa:-none}"
-check make.campaign_fresh_boots "parallel's arguments: ${pa:-none}" \
-	test -n "$pa" -a -n "${pa##*--restore*}"
+	grep -qF -- "--sshlogin : --basefile $top/tests/campaign/flaky.sh --return $at/attempts/{1} --basefile $at/attempt-args " <<<"${pa:-none}"
+# parallel's template holds only what bpk wrote; the user's words are in
+# the attempts' words file
+check make.campaign_template "parallel's arguments: ${pa:-none}" \
+	grep -qE -- " bpk --runs $at/attempts/\\{1\\}/runs run --kernel \\{2\\} --crashkernel \\{3\\} --attempt \\{1\\} --campaign $at --args-file $at/attempt-args \$" <<<"${pa:-none}"
+check make.campaign_no_user_word_in_template "parallel's arguments: ${pa:-none}" \
+	test -n "$pa" -a -n "${pa##*syscall=openat*}" -a -n "${pa##*--workload*}" -a -n "${pa##*--mem*}"
+words=$(tr '\0' ' ' <"${camp:-/nonexistent}/attempt-args" 2>/dev/null || true)
+check make.campaign_run_options "the attempts' words: ${words:-none}" \
+	test "$words" = "syscall_errno syscall=openat errno=ENOENT --timeout 77 --mem 512M --repeat 1 --no-build --quiet --workload $top/tests/campaign/flaky.sh "
+check make.campaign_fresh_boots "the attempts' words: ${words:-none}" \
+	test -n "$words" -a -n "${words##*--restore*}"
