@@ -278,7 +278,7 @@ $(BK)/protocol-test: bpk/tests/protocol-test.c bpk/protocol.c bpk/escape.c bpk/q
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
 		$(filter %.c,$^) bpk/config.c -lcrypto
-$(BK)/kconfig-test: bpk/tests/kconfig-test.c bpk/kconfig.c bpk/util.c bpk/config.c bpk/json_writer.c bpk/proc.c \
+$(BK)/kconfig-test: bpk/tests/kconfig-test.c bpk/kconfig.c bpk/util.c bpk/escape.c bpk/config.c bpk/json_writer.c bpk/proc.c \
 		bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \
@@ -286,7 +286,7 @@ $(BK)/kconfig-test: bpk/tests/kconfig-test.c bpk/kconfig.c bpk/util.c bpk/config
 $(BK)/rsearch-test: bpk/tests/rsearch-test.c bpk/rsearch.c bpk/tests/check.h bpk/rsearch.h bpk/protocol.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) $(BPK_INC) -o $@ $(filter %.c,$^)
-$(BK)/argsfile-test: bpk/tests/argsfile-test.c bpk/argsfile.c bpk/util.c bpk/proc.c bpk/config.c bpk/json_writer.c \
+$(BK)/argsfile-test: bpk/tests/argsfile-test.c bpk/argsfile.c bpk/util.c bpk/escape.c bpk/proc.c bpk/config.c bpk/json_writer.c \
 		bpk/tests/check.h $(BPK_HDRS) $(BPK_GEN)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN) -DBPK_TOP='"$(CURDIR)"' -DBPK_BUILD='"$(BUILD)"' $(BPK_INC) -o $@ \

@@ -19,6 +19,7 @@ syncing: ". Stdlib only: the report and first look import it.
 
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATTERNS = os.path.normpath(os.path.join(HERE, "..", "lib", "console-patterns"))
@@ -36,12 +37,21 @@ FATAL_LINE_KINDS = ("oops", "warning", "sysrq", "nmi")
 MAX_OOPS_LINES = 8
 
 
+# valid, but they change how a reader sees the text around them: the line
+# and paragraph separators, bidi embeddings, overrides and isolates,
+# zero-width spaces and joiners, the marks, the BOM (as escape.c)
+_INVISIBLE = frozenset([0x2028, 0x2029, 0x061C, 0xFEFF]
+                       + list(range(0x200B, 0x2010))
+                       + list(range(0x202A, 0x202F))
+                       + list(range(0x2066, 0x206A)))
+
+
 def _escape_char(ch):
     """One character as escape() shows it: itself, or \\xNN per byte."""
     cp = ord(ch)
     if 0xDC80 <= cp <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
         return "\\x%02x" % (cp - 0xDC00)
-    if cp < 0x20 or cp == 0x7F or 0x80 <= cp <= 0x9F or cp in (0x2028, 0x2029) \
+    if cp < 0x20 or cp == 0x7F or 0x80 <= cp <= 0x9F or cp in _INVISIBLE \
             or 0xD800 <= cp <= 0xDFFF:
         return "".join("\\x%02x" % b for b in ch.encode("utf-8", "surrogatepass"))
     return ch
@@ -49,7 +59,8 @@ def _escape_char(ch):
 
 def escape(text):
     """Guest text made safe to show, as bpk's escape.c makes it: control
-    characters (C0, DEL, C1), U+2028 and U+2029, and bytes that were not
+    characters (C0, DEL, C1), U+2028 and U+2029, the invisible characters
+    that reorder or hide text (bidi, zero-width), and bytes that were not
     UTF-8 (decoded with errors="surrogateescape") become \\xNN; the rest,
     backslashes included, stays. Idempotent: the run record's text, escaped
     once by bpk, comes through unchanged. Every string the report takes
@@ -58,9 +69,17 @@ def escape(text):
         return None
     if not isinstance(text, str):
         text = str(text)
-    if text.isprintable() and not any(c in text for c in "\u2028\u2029"):
+    if text.isprintable() and not any(ord(c) in _INVISIBLE for c in text):
         return text
     return "".join(_escape_char(c) for c in text)
+
+
+def say(msg, file=None):
+    """One message line on stderr (or FILE), escaped: an error of crash's
+    or drgn's, a reason from the run record, an exception's text can all
+    quote the guest or the vmcore. Every line the analysis prints to a
+    terminal goes here, or through escape()."""
+    print(escape(msg), file=file if file is not None else sys.stderr, flush=True)
 
 
 def escape_deep(obj):

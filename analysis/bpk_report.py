@@ -109,7 +109,7 @@ def _interrupted(signum, _frame):
 
 
 def die(msg, code=1):
-    print(f"{PROG}: error: {bpk_protocol.escape(msg)}", file=sys.stderr)
+    bpk_protocol.say(f"{PROG}: error: {msg}")
     sys.exit(code)
 
 
@@ -477,7 +477,7 @@ class DrgnPart:
         except OSError:
             errlines = []
         for line in errlines:
-            print(f"drgn part: {bpk_protocol.escape(line)}", file=sys.stderr)
+            bpk_protocol.say(f"drgn part: {line}")
         try:
             with open(self.out, encoding="utf-8") as f:
                 self.facts = json.load(f)
@@ -1279,13 +1279,12 @@ def write_graph(run, waits):
     dot_path = os.path.join(run, "waits.dot")
     write(dot_path, wait_dot(waits))
     if not shutil.which("dot"):
-        print(f"{PROG}: no Graphviz dot: the wait-for graph is {dot_path} (install Debian package graphviz)",
-              file=sys.stderr)
+        bpk_protocol.say(f"{PROG}: no Graphviz dot: the wait-for graph is {dot_path} (install Debian package graphviz)")
         return "waits.dot"
     r = subprocess.run(["dot", "-Tsvg", "-o", os.path.join(run, "waits.svg"), dot_path],
                        capture_output=True, text=True, check=False)
     if r.returncode != 0:
-        print(f"{PROG}: dot could not draw {dot_path}: {said(r.stderr.splitlines())}", file=sys.stderr)
+        bpk_protocol.say(f"{PROG}: dot could not draw {dot_path}: {said(r.stderr.splitlines())}")
         return "waits.dot"
     return "waits.svg"
 
@@ -1456,8 +1455,7 @@ def full_report(run, vmlinux=None, analyzers=None):
     except ValueError as e:
         die(str(e), 2)
     if chosen.why_not:
-        print(f"{PROG}: the toolbox is not used, Debian 12's own crash and drgn read the dump: {chosen.why_not}",
-              file=sys.stderr)
+        bpk_protocol.say(f"{PROG}: the toolbox is not used, Debian 12's own crash and drgn read the dump: {chosen.why_not}")
     if chosen.source == "system" and not shutil.which("crash"):
         die("'crash' not found: install Debian package crash (make deps)")
     work = tempfile.mkdtemp(prefix="bpk-report.")
@@ -1479,9 +1477,9 @@ def full_report(run, vmlinux=None, analyzers=None):
                       flush=True)
                 first_look_ms = now_ms() - started
             except Exception as e:  # noqa: BLE001 - the full report still follows
-                print(f"first look: {type(e).__name__}: {e}", file=sys.stderr)
+                bpk_protocol.say(f"first look: {type(e).__name__}: {e}")
         else:
-            print(f"first look: the drgn part failed: {drgn.facts.get('error')}", file=sys.stderr)
+            bpk_protocol.say(f"first look: the drgn part failed: {drgn.facts.get('error')}")
         crash.finish()
         if crash.error and chosen.source == "toolbox":
             # a crash can fail where another reads (crash 8.0.6 on an
@@ -1492,7 +1490,7 @@ def full_report(run, vmlinux=None, analyzers=None):
             for other in (bpk_analyzers.newest_made(chosen), bpk_analyzers.Analyzers("system")):
                 if other is None:
                     continue
-                print(f"{PROG}: {first}; {other.whose()} crash tries", file=sys.stderr)
+                bpk_protocol.say(f"{PROG}: {first}; {other.whose()} crash tries")
                 retry = CrashPart(run, vmcore, vmlinux, fire_decode, other)
                 retry.start()
                 retry.finish()

@@ -65,7 +65,8 @@ def main():
             f.write(text)
         os.replace(tmp, args.out)
     if rc:
-        print(f"drgn-part.py: error: {facts['error']}", file=sys.stderr)
+        import bpk_protocol  # noqa: E402 - after the path is set
+        bpk_protocol.say(f"drgn-part.py: error: {facts['error']}")
     return rc
 
 

@@ -61,6 +61,12 @@ const char *bpk_version(void);
 /* --- errors and messages (util.c) */
 /* "bpk: error: ..." on stderr (or {"error": ...} with -j) */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line on @f, built from whatever @fmt's arguments hold (a reason
+ * quoted from the guest, a user's word), escaped (escape.h), then a
+ * newline: what the messages below do, for lines of bpk's own shape.
+ */
+void print_line(FILE *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* "bpk: ..." on stderr */
 void p_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Called before a message is printed: ends an open progress line. */

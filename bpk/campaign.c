@@ -138,10 +138,10 @@ static void camp_log(struct campaign *c, const char *fmt, ...)
 	if (!msg)
 		return;
 	if (c->log) {
-		fprintf(c->log, "%s: %s\n", c->verb, msg);
+		print_line(c->log, "%s: %s", c->verb, msg);
 		fflush(c->log);
 	}
-	fprintf(stderr, "%s: %s\n", c->verb, msg);
+	print_line(stderr, "%s: %s", c->verb, msg);
 	free(msg);
 }
 
@@ -1447,17 +1447,19 @@ int do_matrix(int argc, char **argv)
 		for (int i = 0; i < c.kernels.n; i++) {
 			const struct group_out *g = &gs[i];
 			const char *run = g->first ? g->first_run : g->last_run;
+			bool unknown = !strcmp(group_answer(g), "unknown");
 			char att[32];
 
 			snprintf(att, sizeof(att), "%d/%d", g->made, c.per);
-			printf("%-34s %-28s %-5s %-8s %s", c.kernels.v[i],
-			       g->release ? g->release : "-", answer_word(g),
-			       att, run && *run ? run : "-");
-			if (!strcmp(group_answer(g), "unknown"))
-				printf("  (%s)", g->last_reason ?
-							 g->last_reason :
-							 "no attempt made");
-			printf("\n");
+			print_line(stdout, "%-34s %-28s %-5s %-8s %s%s%s%s",
+				   c.kernels.v[i],
+				   g->release ? g->release : "-",
+				   answer_word(g), att, run && *run ? run : "-",
+				   unknown ? "  (" : "",
+				   !unknown	  ? "" :
+				   g->last_reason ? g->last_reason :
+						    "no attempt made",
+				   unknown ? ")" : "");
 		}
 		printf("filed in %s\n", c.dir);
 	}
@@ -1537,8 +1539,8 @@ static int bisect_step(const struct campaign *base, const int *idx, int n,
 		a->release = gs[i].release ? xstrdup(gs[i].release) : NULL;
 		a->why = gs[i].last_reason ? xstrdup(gs[i].last_reason) : NULL;
 		group_json(steps, c.kernels.v[i], &gs[i]);
-		fprintf(stderr, "bisect: %s: %s (%s)\n", c.kernels.v[i],
-			a->answer, *a->run ? a->run : "no run");
+		print_line(stderr, "bisect: %s: %s (%s)", c.kernels.v[i],
+			   a->answer, *a->run ? a->run : "no run");
 	}
 	jw_end_array(steps);
 	jw_end_object(steps);

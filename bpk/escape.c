@@ -5,9 +5,24 @@
 
 #include "escape.h"
 
+/*
+ * Code points that are valid but change how a reader sees the text around
+ * them: the line and paragraph separators, and the invisible ones that
+ * reorder or hide what follows (bidi embeddings, overrides and isolates,
+ * zero-width spaces and joiners, the marks, the BOM): a guest line with
+ * U+202E shows its end first.
+ */
+static int must_escape(unsigned int cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x061c || cp == 0xfeff;
+}
+
 /* The length of the valid UTF-8 sequence at @s (1-4), 0 if invalid, or a
- * code point that must be escaped all the same (C1 controls, U+2028,
- * U+2029) as a negative length.
+ * code point that must be escaped all the same (must_escape) as a
+ * negative length.
  */
 static int utf8_len(const unsigned char *s, size_t len)
 {
@@ -34,7 +49,7 @@ static int utf8_len(const unsigned char *s, size_t len)
 	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
 	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
-	if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+	if (must_escape(cp))
 		return -n;
 	return n;
 }

@@ -5,7 +5,8 @@
  * Unicode line and paragraph separators, and bytes that are not valid
  * UTF-8 come out as \xNN, as fire-decode prints a fire record's text, so
  * that nothing guest-made moves the cursor, sets a title, clears the
- * screen or splits a line in a reader. A backslash stays as it is: the
+ * screen or splits a line in a reader; so do the invisible characters that
+ * reorder or hide text (bidi overrides and isolates, zero-width ones). A backslash stays as it is: the
  * escape is idempotent (text escaped twice reads the same), so a record's
  * escaped text can pass through the analysis' escape again unchanged.
  */

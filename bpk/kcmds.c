@@ -351,9 +351,9 @@ int do_cache(int argc, char **argv)
 		free(ok);
 		bytes = tree_bytes(entry);
 		if (needed(entry, ids, nids, &why)) {
-			printf("keep    %-44s %9s  needed by %s\n",
-			       list[i]->d_name, mib(bytes, size, sizeof(size)),
-			       why);
+			print_line(stdout, "keep    %-44s %9s  needed by %s",
+				   list[i]->d_name,
+				   mib(bytes, size, sizeof(size)), why);
 			kept++;
 		} else if (dry) {
 			printf("prune   %-44s %9s  (--dry-run: kept)\n",

@@ -327,8 +327,8 @@ int do_check(int argc, char **argv)
 		free(real);
 	}
 	for (int i = 0; i < n; i++)
-		printf("%-4s %s: %s\n", items[i].yes ? "yes" : "no",
-		       items[i].name, items[i].detail);
+		print_line(stdout, "%-4s %s: %s", items[i].yes ? "yes" : "no",
+			   items[i].name, items[i].detail);
 	if (!(helper >= 0 || kfunc))
 		die("this kernel offers neither bpf_panic() nor the crash_kexec kfunc: no trigger can fire");
 	if (!conf_ok)

@@ -109,11 +109,11 @@ static int try_reservation(const char *self, const char *spec, int mib,
 		ret = -1;
 	} else {
 		snprintf(why, whylen, "%s", *refused ? refused : reason);
-		fprintf(stderr, "kernels: crashkernel=%dM: %s (%s)%s%s\n", mib,
-			rsearch_result_text(*res),
-			fmt_ms(now_ms() - t0, el, sizeof(el)),
-			*res == RS_NOT_PLACED ? ": " : "",
-			*res == RS_NOT_PLACED ? why : "");
+		print_line(stderr, "kernels: crashkernel=%dM: %s (%s)%s%s", mib,
+			   rsearch_result_text(*res),
+			   fmt_ms(now_ms() - t0, el, sizeof(el)),
+			   *res == RS_NOT_PLACED ? ": " : "",
+			   *res == RS_NOT_PLACED ? why : "");
 	}
 	free(refused);
 	free(state);

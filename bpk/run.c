@@ -1087,14 +1087,20 @@ static void show_line(struct run_state *r, bool final)
 
 	fmt_ms(now_ms() - r->stage_t0, el, sizeof(el));
 	switch (r->o->display) {
-	case DISPLAY_TERM:
+	case DISPLAY_TERM: {
+		/* the detail may quote the guest (its panic line) */
+		char shown[512];
+
 		fprintf(stdout, "\r\033[K  %-8s %6s  %s", stage_name(r->shown),
-			el, r->detail);
+			el,
+			escape_into(shown, sizeof(shown), r->detail,
+				    strlen(r->detail)));
 		if (final)
 			fputc('\n', stdout);
 		line_open = !final;
 		fflush(stdout);
 		break;
+	}
 	default:
 		break;
 	}
@@ -2114,10 +2120,10 @@ static void attempt_finish(struct run_state *r, const struct guest *g,
 	jw_destroy(&w);
 	if (fclose(f) || rename(tmp, path))
 		p_err("%s: %s", path, strerror(errno));
-	fprintf(stderr, "campaign: attempt %d: %s after %.1fs: %s%s%s%s\n",
-		o->attempt, outcome,
-		(double)(end_ms - r->start_epoch_ms) / 1000, why,
-		dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
+	print_line(stderr, "campaign: attempt %d: %s after %.1fs: %s%s%s%s",
+		   o->attempt, outcome,
+		   (double)(end_ms - r->start_epoch_ms) / 1000, why,
+		   dir ? " (" : "", dir ? dir : "", dir ? ")" : "");
 out:
 	if (r->campaign_events) {
 		fprintf(r->campaign_events, "end %d %d\n", o->attempt,

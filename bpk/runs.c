@@ -275,7 +275,7 @@ int do_runs(int argc, char **argv)
 							rows[i].cols[c]);
 			while (len && line[len - 1] == ' ')
 				line[--len] = '\0';
-			printf("%s\n", line);
+			print_line(stdout, "%s", line);
 		}
 	}
 	for (int i = 0; i <= n; i++)
@@ -391,7 +391,15 @@ int do_show(int argc, char **argv)
 			die("%s", err);
 		if (rc > 0)
 			die("%s/%s: no field %s", dir, RECORD_FILE, field);
-		printf("%s\n", out);
+		/* an array's items one a line; each line escaped, should the
+		 * record have been written by something other than bpk
+		 */
+		for (char *l = out, *nl; l; l = nl) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl++ = '\0';
+			print_line(stdout, "%s", l);
+		}
 		free(out);
 		return 0;
 	}

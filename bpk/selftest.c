@@ -96,27 +96,28 @@ static int judge(const char *dir, int run_rc)
 	struct stat st;
 
 	if (record_read(dir, &r, err, sizeof(err))) {
-		printf("FAIL boot: %s\n", err);
+		print_line(stdout, "FAIL boot: %s", err);
 		return ST_COULD_NOT_RUN;
 	}
 	line = first_line(dir, "guest.log", STATE_PREFIX STATE_BOOTED, false);
 	if (!line) {
-		printf("FAIL boot: no '%s' in %s/guest.log (%s)\n",
-		       STATE_PREFIX STATE_BOOTED, dir, r.reason);
+		print_line(stdout, "FAIL boot: no '%s' in %s/guest.log (%s)",
+			   STATE_PREFIX STATE_BOOTED, dir, r.reason);
 		return ST_COULD_NOT_RUN;
 	}
-	printf("ok   boot: %s\n", line + strlen(STATE_PREFIX));
+	print_line(stdout, "ok   boot: %s", line + strlen(STATE_PREFIX));
 	free(line);
 	line = first_line(dir, "guest.log", STATE_PREFIX STATE_ARMED, false);
 	if (!line) {
 		char *refused = first_line(dir, "guest.log",
 					   STATE_PREFIX STATE_REFUSED, false);
 
-		printf("FAIL arm: the guest did not arm the trigger (%s)\n",
-		       refused ? refused : r.reason);
+		print_line(stdout,
+			   "FAIL arm: the guest did not arm the trigger (%s)",
+			   refused ? refused : r.reason);
 		return ST_COULD_NOT_RUN;
 	}
-	printf("ok   arm: %s\n", line + strlen(STATE_PREFIX));
+	print_line(stdout, "ok   arm: %s", line + strlen(STATE_PREFIX));
 	free(line);
 	/* the trigger's own panic message; through the crash_kexec kfunc
 	 * there is none, and the run-level cause says it fired
@@ -124,26 +125,29 @@ static int judge(const char *dir, int run_rc)
 	want = xasprintf("bpf_panic trigger %s fired: ", r.trigger.name);
 	line = first_line(dir, "console.log", want, true);
 	if (r.cause.run != CAUSE_TRIGGER) {
-		printf("FAIL fire: no trigger fire (cause=%s: %s)\n",
-		       cause_name(r.cause.run), r.reason);
+		print_line(stdout, "FAIL fire: no trigger fire (cause=%s: %s)",
+			   cause_name(r.cause.run), r.reason);
 		return ST_NO_FIRE;
 	}
 	if (line)
-		printf("ok   fire: %s\n", line);
+		print_line(stdout, "ok   fire: %s", line);
 	else
-		printf("ok   fire: cause=trigger (%s)\n", r.cause.detail);
+		print_line(stdout, "ok   fire: cause=trigger (%s)",
+			   r.cause.detail);
 	free(line);
 	{
 		char *vmcore = path_join(dir, "vmcore");
 
 		if (stat(vmcore, &st) || !st.st_size ||
 		    r.dump.state != DUMP_COMPLETE) {
-			printf("FAIL vmcore: no verified vmcore (dump=%s: %s)\n",
-			       dump_state_name(r.dump.state), r.reason);
+			print_line(
+				stdout,
+				"FAIL vmcore: no verified vmcore (dump=%s: %s)",
+				dump_state_name(r.dump.state), r.reason);
 			return ST_NO_VMCORE;
 		}
-		printf("ok   vmcore: %lld bytes, dump=complete\n",
-		       (long long)st.st_size);
+		print_line(stdout, "ok   vmcore: %lld bytes, dump=complete",
+			   (long long)st.st_size);
 		free(vmcore);
 	}
 	report = path_join(dir, "report.txt");
@@ -155,16 +159,20 @@ static int judge(const char *dir, int run_rc)
 
 		if (run_rc != 0 || r.status != RUN_SUCCESS || !text ||
 		    !fire_in_report || !valid) {
-			printf("FAIL report: status=%s, %s (report.txt: %s, fire record %s, report.json: %s)\n",
-			       run_status_name(r.status), r.reason,
-			       text ? "there" : "missing",
-			       fire_in_report ? "read from the vmcore" :
-						"not in it",
-			       why);
+			print_line(
+				stdout,
+				"FAIL report: status=%s, %s (report.txt: %s, fire record %s, report.json: %s)",
+				run_status_name(r.status), r.reason,
+				text ? "there" : "missing",
+				fire_in_report ? "read from the vmcore" :
+						 "not in it",
+				why);
 			return ST_REPORT;
 		}
-		printf("ok   report: %s (fire record trigger=%s read from the vmcore), report.json valid\n",
-		       report, r.trigger.name);
+		print_line(
+			stdout,
+			"ok   report: %s (fire record trigger=%s read from the vmcore), report.json valid",
+			report, r.trigger.name);
 		free(text);
 		free(needle);
 	}
@@ -219,10 +227,10 @@ int do_selftest(int argc, char **argv)
 	if (judge_run) {
 		/* a run filed before: its stages judged again, nothing booted */
 		dir = run_resolve(judge_run);
-		printf("run: %s (judged as filed)\n", dir);
+		print_line(stdout, "run: %s (judged as filed)", dir);
 		rc = judge(dir, 0);
 		if (!rc)
-			printf("selftest passed\n");
+			print_line(stdout, "selftest passed");
 		return rc;
 	}
 	o.trigger = "syscall_errno";
@@ -240,15 +248,17 @@ int do_selftest(int argc, char **argv)
 		kernel_resolve(o.kernel, &k);
 		missing = kernel_missing(&k);
 		if (*missing) {
-			printf("FAIL build: %s\n", missing);
+			print_line(stdout, "FAIL build: %s", missing);
 			return ST_COULD_NOT_RUN;
 		}
 		free(missing);
 	}
 	run_validate(&o, &k);
 	run_build(&o, &k);
-	printf("selftest: syscall_errno syscall=openat errno=ENOENT comm=bpk-demo, runs under %s\n",
-	       paths.runs);
+	print_line(
+		stdout,
+		"selftest: syscall_errno syscall=openat errno=ENOENT comm=bpk-demo, runs under %s",
+		paths.runs);
 	fflush(stdout);
 	{
 		int saved = -1;
@@ -269,14 +279,14 @@ int do_selftest(int argc, char **argv)
 	if (rc == EXIT_BAD_INPUT)
 		return ST_BAD_INPUT;
 	if (!dir) {
-		printf("FAIL run: not filed (bpk run exit %d)\n", rc);
+		print_line(stdout, "FAIL run: not filed (bpk run exit %d)", rc);
 		return ST_COULD_NOT_RUN;
 	}
-	printf("run: %s (bpk run exit %d, %lld s)\n", dir, rc,
-	       (long long)(time(NULL) - t0));
+	print_line(stdout, "run: %s (bpk run exit %d, %lld s)", dir, rc,
+		   (long long)(time(NULL) - t0));
 	rc = judge(dir, rc);
 	if (!rc)
-		printf("selftest passed in %lld s\n",
-		       (long long)(time(NULL) - t0));
+		print_line(stdout, "selftest passed in %lld s",
+			   (long long)(time(NULL) - t0));
 	return rc;
 }

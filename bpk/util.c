@@ -12,28 +12,53 @@
 #include <unistd.h>
 
 #include "bpk.h"
+#include "escape.h"
 
 void (*before_message)(void);
 
+/*
+ * Every message bpk prints goes through here, and out escaped
+ * (escape.h): a reason, a panic line or a state quoted from the guest is
+ * guest bytes, and so may be a path or a word a user pasted; none of it
+ * reaches a terminal raw. Escaping is idempotent, so text escaped before
+ * (a run record's) reads the same.
+ */
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL, *safe;
+
 	/* a progress line drawn at a terminal is ended first */
 	if (before_message)
 		before_message();
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	safe = msg ? escape_text(msg, strlen(msg)) : NULL;
 	if (json_output && json_wtr && !strcmp(prefix, "error: ")) {
-		char *msg;
-
-		if (vasprintf(&msg, fmt, ap) < 0)
-			msg = NULL;
 		jw_start_object(json_wtr);
-		jw_string_field(json_wtr, "error", msg ? msg : "out of memory");
+		jw_string_field(json_wtr, "error",
+				safe ? safe : "out of memory");
 		jw_end_object(json_wtr);
-		free(msg);
-		return;
+	} else {
+		fprintf(stderr, "%s: %s%s\n", bin_name, prefix,
+			safe ? safe : "out of memory");
 	}
-	fprintf(stderr, "%s: %s", bin_name, prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	free(safe);
+	free(msg);
+}
+
+void print_line(FILE *f, const char *fmt, ...)
+{
+	char *msg = NULL, *safe;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	safe = msg ? escape_text(msg, strlen(msg)) : NULL;
+	fprintf(f, "%s\n", safe ? safe : "(out of memory)");
+	free(safe);
+	free(msg);
 }
 
 void p_err(const char *fmt, ...)

@@ -213,6 +213,13 @@ static void test_escape(void)
 		{ "cut\xe2\x82", 5, "cut\\xe2\\x82" },
 		{ "del\x7f", 4, "del\\x7f" },
 		{ "nul\0after", 9, "nul\\x00after" },
+		/* bidi override, isolate, zero-width space, BOM */
+		{ "a\xe2\x80\xaeb", 5, "a\\xe2\\x80\\xaeb" },
+		{ "\xe2\x81\xa6x", 4, "\\xe2\\x81\\xa6x" },
+		{ "z\xe2\x80\x8bw", 5, "z\\xe2\\x80\\x8bw" },
+		{ "\xef\xbb\xbfbom", 6, "\\xef\\xbb\\xbfbom" },
+		/* their neighbours are text */
+		{ "\xe2\x80\xaf\xe2\x81\xaa", 6, "\xe2\x80\xaf\xe2\x81\xaa" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {

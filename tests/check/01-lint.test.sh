@@ -38,3 +38,16 @@ for f in "${pysrc[@]}"; do
 		fail "pyflakes.$f" "$(wc -l <"$out/pf.txt") finding(s): $(head -1 "$out/pf.txt")"
 	fi
 done
+
+# Guest text reaches a terminal escaped: no print in bpk's and the
+# collector's C (tests aside) names a guest field without the escape in
+# the same statement (tests/check/guest-prints.py); and the checker itself
+# finds a print that does
+mapfile -t hostc < <(git ls-files 'bpk/*.c' 'collector/*.c' | grep -vE '/(tests|fuzz)/|unit-tests\.c$')
+rc=0
+/usr/bin/python3 tests/check/guest-prints.py "${hostc[@]}" >"$out/gp.txt" 2>&1 || rc=$?
+check guest_prints.escaped "exit $rc, ${#hostc[@]} files: $(head -1 "$out/gp.txt")" test "$rc" = 0 -a "${#hostc[@]}" -gt 20
+printf 'void f(struct guest *g)\n{\n\tfprintf(stderr, "panic: %%s\\n",\n\t\tg->panic_msg);\n}\n' >"$out/raw.c"
+rc=0
+/usr/bin/python3 tests/check/guest-prints.py "$out/raw.c" >"$out/gp-raw.txt" 2>&1 || rc=$?
+check guest_prints.finds_a_raw_print "exit $rc: $(head -1 "$out/gp-raw.txt")" grep -q "raw.c:3: fprintf(stderr, \"panic: %s\\\\n\", g->panic_msg)" "$out/gp-raw.txt"
