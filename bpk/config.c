@@ -16,9 +16,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bpk.h"
@@ -106,6 +108,28 @@ static char *env_or(const char *name, char *fallback)
 	return fallback;
 }
 
+/*
+ * The cache holds programs bpk runs (kernels, the analysis toolbox, compiled
+ * triggers): one that another user owns, or that others may write to, is
+ * refused rather than used. A runs dir others may write to (and no sticky
+ * bit) could have its runs replaced under the user: refused too. Reading
+ * runs another user made is fine. Nothing is checked where nothing exists
+ * yet: bpk makes it, as this user.
+ */
+static void check_owner(const char *dir, const char *what, bool owner_too)
+{
+	struct stat st;
+
+	if (!dir || stat(dir, &st))
+		return;
+	if (owner_too && st.st_uid != geteuid() && st.st_uid != 0)
+		die("%s %s is owned by uid %u, not by you (uid %u) or root: it holds programs bpk runs; use a cache of your own",
+		    what, dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		die("%s %s can be written by others (mode %04o): chmod go-w %s",
+		    what, dir, (unsigned)(st.st_mode & 07777), dir);
+}
+
 void config_load(const char *runs_opt)
 {
 	char *conf = conf_path(), *text = NULL;
@@ -141,15 +165,29 @@ void config_load(const char *runs_opt)
 	if (!cache) {
 		const char *xdg = getenv("XDG_CACHE_HOME");
 		const char *home = getenv("HOME");
+		struct passwd *pw;
 
-		if (xdg && *xdg)
+		if (xdg && *xdg) {
 			cache = xasprintf("%s/bpf-panic-kdump", xdg);
-		else if (home && *home)
+		} else if (home && *home) {
 			cache = xasprintf("%s/.cache/bpf-panic-kdump", home);
-		else
-			cache = xstrdup("/tmp/bpf-panic-kdump-cache");
+		} else if ((pw = getpwuid(geteuid())) && pw->pw_dir &&
+			   *pw->pw_dir) {
+			/* never a shared, guessable path such as /tmp's: the
+			 * cache holds programs bpk runs
+			 */
+			cache = xasprintf("%s/.cache/bpf-panic-kdump",
+					  pw->pw_dir);
+		} else if (!getenv("BPK_CACHE") || !*getenv("BPK_CACHE")) {
+			die("no cache directory: HOME is not set and uid %u has no home; set BPK_CACHE",
+			    (unsigned)geteuid());
+		}
 	}
 	paths.cache = env_or("BPK_CACHE", cache);
+	check_owner(paths.cache, "the cache (BPK_CACHE)", true);
+	/* make and the scripts bpk starts find the same cache */
+	if (setenv("BPK_CACHE", paths.cache, 1))
+		die("setenv: %s", strerror(errno));
 	paths.reservations = env_or("BPK_RESERVATIONS",
 				    path_join(paths.cache, "reservations"));
 	if (runs_opt)
@@ -157,6 +195,7 @@ void config_load(const char *runs_opt)
 	else
 		paths.runs = env_or("BPK_RUNS",
 				    runs ? runs : path_join(top, "runs"));
+	check_owner(paths.runs, "the runs dir", false);
 	free(text);
 	free(conf);
 }

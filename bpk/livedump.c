@@ -63,6 +63,25 @@ int livedump_listen(const char *dir, char *err, size_t errlen)
 	return fd;
 }
 
+int livedump_peer_ok(int fd, char *err, size_t errlen)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		snprintf(err, errlen, "SO_PEERCRED: %s", strerror(errno));
+		return -1;
+	}
+	if (cred.uid != geteuid() && cred.uid != 0) {
+		snprintf(err, errlen,
+			 "the other end is uid %u (pid %d), not you (uid %u) or root",
+			 (unsigned)cred.uid, (int)cred.pid,
+			 (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
 int livedump_connect(const char *dir, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
@@ -81,6 +100,14 @@ int livedump_connect(const char *dir, char *err, size_t errlen)
 				 "");
 		if (fd >= 0)
 			close(fd);
+		fd = -1;
+	} else if (livedump_peer_ok(fd, err, errlen)) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s/%s: not a run of yours: %s", dir,
+			 LIVE_DUMP_SOCK, why);
+		close(fd);
 		fd = -1;
 	}
 	if (dirfd >= 0)

@@ -30,6 +30,12 @@ int livedump_listen(const char *dir, char *err, size_t errlen);
 /* Connect to the run whose staging dir is @dir. The fd, or -1 with @err. */
 int livedump_connect(const char *dir, char *err, size_t errlen);
 
+/* The other end of @fd is this user's or root's (SO_PEERCRED): 0, or -1
+ * with @err naming the peer. The socket's directory is the run's owner's
+ * alone, but a path can be swapped: each end checks the other.
+ */
+int livedump_peer_ok(int fd, char *err, size_t errlen);
+
 /* One reply line ("info", "ok" or "error", then the text) to @fd; a
  * client that went away loses it, the run goes on.
  */

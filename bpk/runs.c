@@ -18,6 +18,7 @@
 #include "collect.h"
 #include "kernels.h"
 #include "record.h"
+#include "run.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -425,11 +426,13 @@ int do_show(int argc, char **argv)
 static void usage_collect(void)
 {
 	printf("usage: bpk collect --staging DIR --trigger NAME [--dry-run] [--interrupted SIGNAME]\n"
-	       "                   [--kernel ours|debian|debian:RELEASE|PATH] [--runs DIR]\n"
+	       "                   [--kernel ours|debian|debian:RELEASE|PATH] [--runs DIR] [--mem SIZE]\n"
 	       "\n"
 	       "File a staging dir (what QEMU left: console.log, results.txt, dmesg.txt,\n"
 	       "dump.flat, status.txt) as a run under RUNS, as bpk run does after the\n"
 	       "guest: for a run kept .unfiled, or a test. Prints the run directory.\n"
+	       "--mem: the guest's memory (default 1G, bpk run's): a dump stream with a\n"
+	       "record beyond it is kept as evidence, never rebuilt.\n"
 	       "Exit 0 filed with a verified dump, 1 filed as failed, 2 bad input, 3 it\n"
 	       "could not be filed (everything is still in DIR).\n");
 }
@@ -439,7 +442,7 @@ int do_collect(int argc, char **argv)
 	struct collect_in in = { 0 };
 	struct run_record rec;
 	struct kernel_info k;
-	const char *kernel = "ours";
+	const char *kernel = "ours", *mem = "1G";
 	char err[2048], *dir = NULL;
 	enum collect_result rc;
 
@@ -453,7 +456,8 @@ int do_collect(int argc, char **argv)
 			in.dry_run = true;
 		} else if (!strcmp(a, "--staging") || !strcmp(a, "--trigger") ||
 			   !strcmp(a, "--interrupted") ||
-			   !strcmp(a, "--kernel") || !strcmp(a, "--runs")) {
+			   !strcmp(a, "--kernel") || !strcmp(a, "--runs") ||
+			   !strcmp(a, "--mem")) {
 			if (i + 1 >= argc || !*argv[i + 1])
 				usage_error(
 					"%s needs a value (bpk collect --help)",
@@ -466,6 +470,8 @@ int do_collect(int argc, char **argv)
 				in.interrupted = argv[++i];
 			else if (!strcmp(a, "--kernel"))
 				kernel = argv[++i];
+			else if (!strcmp(a, "--mem"))
+				mem = argv[++i];
 			else {
 				free(paths.runs);
 				paths.runs = xstrdup(argv[++i]);
@@ -486,6 +492,9 @@ int do_collect(int argc, char **argv)
 	if (in.interrupted && (!*in.interrupted || strchr(in.interrupted, '/')))
 		usage_error("--interrupted '%s': not a signal name",
 			    in.interrupted);
+	if (parse_size(mem) < (64LL << 20))
+		usage_error("--mem '%s' is not a size like 512M or 1G", mem);
+	in.max_dump = (unsigned long long)(parse_size(mem) + DUMP_SLACK);
 	kernel_resolve(kernel, &k);
 	in.runs = paths.runs;
 	record_init(&rec);
@@ -503,7 +512,7 @@ int do_collect(int argc, char **argv)
 	/* what this staging dir was run with is not known here: the
 	 * defaults of bpk run
 	 */
-	record_set(&rec.guest.mem, "1G");
+	record_set(&rec.guest.mem, mem);
 	rec.guest.smp = 2;
 	record_set(&rec.guest.crashkernel, k.default_crashkernel);
 	record_set(&rec.guest.accel, "tcg");

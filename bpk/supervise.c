@@ -497,10 +497,16 @@ static void on_live_dump(struct guest *g)
 	int client = accept4(g->live_fd, NULL, NULL, SOCK_CLOEXEC);
 	struct timeval tv = { .tv_sec = 5 };
 	struct itimerspec left;
+	char err[512];
 	int64_t paused;
 
 	if (client < 0)
 		return;
+	if (livedump_peer_ok(client, err, sizeof(err))) {
+		/* not this user's: it gets nothing, not even an answer */
+		close(client);
+		return;
+	}
 	/* a client that sends nothing, or reads nothing, holds the loop
 	 * this long at most
 	 */
@@ -759,9 +765,23 @@ static void err_read(struct guest *g)
 			}
 			return;
 		}
-		if (g->err_out >= 0 && write_all(g->err_out, buf, (size_t)n)) {
-			close(g->err_out);
-			g->err_out = -1;
+		if (g->err_out >= 0) {
+			static const char cut[] =
+				"\nbpk: qemu.log cut here, at 1 MiB: the rest of QEMU's stderr is not kept\n";
+			size_t room = QEMU_LOG_CAP - g->err_kept;
+			size_t w = (size_t)n < room ? (size_t)n : room;
+
+			if (write_all(g->err_out, buf, w) ||
+			    (w < (size_t)n &&
+			     write_all(g->err_out, cut, sizeof(cut) - 1))) {
+				close(g->err_out);
+				g->err_out = -1;
+			}
+			g->err_kept += w;
+			if (w < (size_t)n && g->err_out >= 0) {
+				close(g->err_out);
+				g->err_out = -1;
+			}
 		}
 		/* the tail, to quote when QEMU fails */
 		have = strlen(g->qemu_err);

@@ -74,6 +74,12 @@ struct guest_hooks {
 	void *data;
 };
 
+/* What qemu.log keeps of QEMU's stderr: what a guest makes QEMU print
+ * (a device's warning on every access) is the guest's to choose, and the
+ * disk is the host's.
+ */
+#define QEMU_LOG_CAP (1ULL << 20)
+
 struct guest {
 	/* in: */
 	const char *staging; /* where the streams are written */
@@ -133,6 +139,7 @@ struct guest {
 	int live_fd; /* bpk dump's socket (hooks.live_dump), -1: none */
 	bool stall_watching, capture_watching, capture_panic_seen;
 	int err_fd, err_out; /* QEMU's stderr: a pipe, kept in qemu.log */
+	uint64_t err_kept; /* bytes of it in qemu.log, at most QEMU_LOG_CAP */
 	char *line[2];
 	size_t line_len[2];
 	bool line_cut[2];

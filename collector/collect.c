@@ -392,6 +392,15 @@ enum collect_result collect_run(const struct collect_in *in,
 			 in->trigger);
 		return COLLECT_BAD_INPUT;
 	}
+	/* the guest chooses a dump's offsets: without a bound a record at
+	 * 1 TiB rebuilds a 1 TiB sparse "verified" vmcore
+	 */
+	if (!in->max_dump) {
+		snprintf(
+			err, errlen,
+			"no bound on the dump's size: the guest's memory is needed");
+		return COLLECT_BAD_INPUT;
+	}
 	stage_path(&c, path, sizeof(path), "console.log");
 	if (access(path, R_OK)) {
 		snprintf(err, errlen, "%s: %s (is %s a run's staging dir?)",

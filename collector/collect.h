@@ -30,8 +30,9 @@ struct collect_in {
 	const char *staging, *runs, *trigger;
 	bool dry_run; /* no dump expected: success is "dry-run-done" */
 	const char *interrupted; /* the signal's name, or NULL */
-	/* the most a dump of this guest can be: its memory + slack (0: no
-	 * bound); a stream beyond it is kept, never rebuilt
+	/* the most a dump of this guest can be: its memory + slack (0 is
+	 * refused: the guest chooses the offsets); a stream beyond it is
+	 * kept, never rebuilt
 	 */
 	unsigned long long max_dump;
 	/* what the guest said, as scanned while it said it (bpk run): whole

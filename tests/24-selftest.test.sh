@@ -59,8 +59,11 @@ rc=0
 "$bpk" boot --initrd "$initrd" --bzimage "$broken" --append "bpk.job=selftest-rearm" --timeout 180 --out "$dir" \
 	>"$dir/boot.log" 2>&1 || rc=$?
 line=$(grep -m1 -E '^RESULT (PASS|FAIL) bpf_panic/rearm$|^SELFTEST-DONE' "$dir/results.txt" 2>/dev/null || true)
-check selftest.broken.rearm_fails "${line:-rearm reported nothing and the runner never finished} (bpk boot exit $rc)" \
-	test -z "$line" -a -s "$dir/console.log"
+# the subtest started (its "run" line), and neither passed nor finished:
+# the guest went down inside it
+started=$(grep -m1 -x 'run bpf_panic/rearm' "$dir/results.txt" 2>/dev/null || true)
+check selftest.broken.rearm_fails "${started:-rearm never started}; ${line:-rearm reported nothing and the runner never finished} (bpk boot exit $rc)" \
+	test -n "$started" -a -z "$line" -a -s "$dir/console.log"
 panic=$(grep -a -m1 'Kernel panic - not syncing' "$dir/console.log" 2>/dev/null | tr -d '\r' || true)
 check selftest.broken.panic_is_the_failure "${panic:-no panic line on the console}" \
 	grep -qE 'Kernel panic - not syncing: bpf_panic %s %n$' <<<"$panic"

@@ -130,7 +130,7 @@ if [[ -n $run ]]; then
 	got=$(json_value "$run/report.json" "[d['analyzers']['crash']['ok'], d['analyzers']['drgn']['ok'], d['fire']['crash_drgn_agree'], d['cause']['dump']]")
 	check small.both_analyzers_read_it "crash ok, drgn ok, fire agree, dump cause: $got" test "$got" = '[true, true, true, "trigger"]'
 
-	check_field_match small.meta_capture_panic "$run" console.capture_panic '.'
+	check_field_match small.meta_capture_panic "$run" console.capture_panic 'System is deadlocked on memory'
 	check_field_empty small.meta_panic_message_not_the_capture_kernels "$run" console.panic_message
 	check_field small.meta_cause_trigger "$run" cause.run trigger
 	check_field small.meta_cause_after "$run" cause.after capture_died

@@ -97,6 +97,27 @@ check_has collect.arg_newline.says_why "$err" "a control character in an argumen
 check collect.arg_newline.nothing_filed "runs: $(find "$out/runs-meta" -mindepth 1 -printf '%f ' 2>/dev/null); staging: $(find "$out/meta-nl" -mindepth 1 -printf '%f ')" \
 	test -z "$(find "$out/runs-meta" -mindepth 1 2>/dev/null)" -a -s "$out/meta-nl/dump.flat"
 
+# 3b. a stream whose one record sits 1 TiB out, filed by bpk collect: the
+# guest picks the offsets, so a record beyond what its memory (--mem)
+# explains is kept as evidence, never rebuilt into a 1 TiB sparse vmcore
+staging "$out/far" "${ok_status[@]}"
+{
+	head -c 4096 "$out/far/dump.flat"
+	printf '\0\0\1\0\0\0\0\0\0\0\0\0\0\0\x10\0'
+	printf 'KDUMP   '
+	head -c 4088 /dev/zero
+	printf '\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff'
+} >"$out/far.flat"
+mv "$out/far.flat" "$out/far/dump.flat"
+rc=0
+run=$(collect "$out/runs-far" --staging "$out/far" --trigger syscall_errno --mem 512M 2>"$out/far.err") || rc=$?
+err=$(cat "$out/far.err")
+check collect.far_record.not_rebuilt "exit $rc, run ${run:-none}: $(find "${run:-/nonexistent}" -name 'vmcore*' -printf '%f %s ' 2>/dev/null)" \
+	test "$rc" = 1 -a -n "$run" -a ! -e "${run:-/nonexistent}/vmcore" -a -s "${run:-/nonexistent}/vmcore.flat"
+check_has collect.far_record.named "$err" "ends beyond 603979776"
+check_field collect.far_record.mem_recorded "${run:-/nonexistent}" guest.mem 512M
+one_line collect.bad_mem "--mem 'lots' is not a size" collect "$out/runs-far" --staging "$out/far" --trigger syscall_errno --mem lots
+
 # 4. a console of over 40 MiB, the panic on its last line
 staging "$out/big" "${ok_status[@]}"
 awk 'BEGIN { for (i = 0; i < 700000; i++) printf "[%11.6f] workload output line %08d .........................\r\n", i / 1000, i }' \

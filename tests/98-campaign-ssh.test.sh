@@ -72,6 +72,11 @@ as_remote make -C "$rhome/clone" -s run-deps >"$out/remote-build.out" 2>&1 || rc
 check ssh_remote.built "exit $rc in $(fmt_ms $(($(now_ms) - t0))): $(tail -1 "$out/remote-build.out")" \
 	test "$rc" = 0 -a -x "$rhome/clone/build/bpk/bpk"
 
+# a cache another user owns is not used, even by root: it holds programs
+# bpk runs
+one_line ssh_remote.cache_of_another_user_refused "is owned by uid $(id -u "$ruser"), not by you (uid 0) or root" \
+	env BPK_CACHE="$rhome/.cache/bpf-panic-kdump" "$bpk" snapshot --print-dir
+
 # --- its sshd: Debian's, out of the package, as that user
 ver=$(apt-cache policy openssh-server | sed -n 's/^ *Candidate: //p')
 sd=$cache/sshd/$ver

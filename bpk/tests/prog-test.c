@@ -214,7 +214,11 @@ static void test_source_line(const char *obj)
 	rc = source_line_of(bytes, size / 2, "fentry/pipe_write",
 			    "if (cfg_flag && cfg_u8 > 3)", file, sizeof(file),
 			    &line);
-	check("lineinfo.truncated", rc == 0 || rc == 1, "rc %d, no crash", rc);
+	/* half an object has no section table (clang puts it last): no
+	 * line can be read from it, and none is made up
+	 */
+	check("lineinfo.truncated", rc == 0, "rc %d (want 0: nothing found)",
+	      rc);
 	free(bytes);
 }
 

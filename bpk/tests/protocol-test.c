@@ -6,12 +6,16 @@
  * and size parsers (util.c) and bpk dump's socket (livedump.c). One line
  * per check, what was observed.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpk.h"
@@ -214,10 +218,14 @@ static void test_escape(void)
 		{ "del\x7f", 4, "del\\x7f" },
 		{ "nul\0after", 9, "nul\\x00after" },
 		/* bidi override, isolate, zero-width space, BOM */
-		{ "a\xe2\x80\xaeb", 5, "a\\xe2\\x80\\xaeb" },
+		{ "a\xe2\x80\xae"
+		  "b",
+		  5, "a\\xe2\\x80\\xaeb" },
 		{ "\xe2\x81\xa6x", 4, "\\xe2\\x81\\xa6x" },
 		{ "z\xe2\x80\x8bw", 5, "z\\xe2\\x80\\x8bw" },
-		{ "\xef\xbb\xbfbom", 6, "\\xef\\xbb\\xbfbom" },
+		{ "\xef\xbb\xbf"
+		  "bom",
+		  6, "\\xef\\xbb\\xbfbom" },
 		/* their neighbours are text */
 		{ "\xe2\x80\xaf\xe2\x81\xaa", 6, "\xe2\x80\xaf\xe2\x81\xaa" },
 	};
@@ -385,6 +393,14 @@ static void test_livedump(void)
 	c = livedump_connect(dir, err, sizeof(err));
 	check("livedump.connect", c >= 0, "%s", c >= 0 ? "connected" : err);
 	a = l >= 0 ? accept(l, NULL, NULL) : -1;
+	{
+		int bad = a >= 0 ? livedump_peer_ok(a, err, sizeof(err)) : -1;
+
+		check("livedump.peer_is_mine", a >= 0 && !bad, "%s",
+		      a < 0 ? "no connection" :
+		      bad   ? err :
+			      "this uid's");
+	}
 	if (a >= 0 && c >= 0) {
 		livedump_say(a, "error", "two\nlines");
 		n = recv(c, got, sizeof(got) - 1, 0);
@@ -413,8 +429,86 @@ static void test_livedump(void)
 	free(dir);
 }
 
-int main(void)
+/*
+ * As root only (tests/02-build runs it so): a client of another uid is
+ * refused by the run's end of a live-dump socket. The child drops to
+ * nobody before it connects: SO_PEERCRED reports who connected.
+ */
+static void test_peer_other_uid(void)
 {
+	char base[] = "/tmp/bpk-peer-test.XXXXXX", err[512] = "";
+	int l, a = -1, st = 0;
+	pid_t pid;
+
+	if (!mkdtemp(base) || chmod(base, 0755)) {
+		check("peer.tmpdir", false, "%s", strerror(errno));
+		return;
+	}
+	l = livedump_listen(base, err, sizeof(err));
+	if (l < 0) {
+		check("peer.listen", false, "%s", err);
+		return;
+	}
+	{
+		char *sock = path_join(base, LIVE_DUMP_SOCK);
+
+		if (chmod(sock, 0777))
+			check("peer.sock_mode", false, "%s", strerror(errno));
+		free(sock);
+	}
+	pid = fork();
+	if (pid == 0) {
+		int c;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(3);
+		/* the client's end refuses a listener that is not its
+		 * user's or root's: root is, so it connects
+		 */
+		c = livedump_connect(base, err, sizeof(err));
+		if (c < 0)
+			_exit(4);
+		sleep(1);
+		_exit(0);
+	}
+	for (int i = 0; i < 50 && a < 0; i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		a = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+		if (a < 0)
+			nanosleep(&ts, NULL);
+	}
+	check("peer.other_uid_refused",
+	      a >= 0 && livedump_peer_ok(a, err, sizeof(err)) == -1 &&
+		      strstr(err, "uid 65534"),
+	      "%s", a >= 0 ? err : "no connection");
+	if (a >= 0)
+		close(a);
+	waitpid(pid, &st, 0);
+	check("peer.child_connected", WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "child exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(l);
+	{
+		char *cmd = xasprintf("rm -rf %s", base);
+
+		if (system(cmd))
+			check("peer.cleanup", false, "%s", cmd);
+		free(cmd);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "--peer-other-uid")) {
+		if (geteuid()) {
+			check("peer.as_root", false, "uid %u: run as root",
+			      (unsigned)geteuid());
+			return checks_done("protocol-test --peer-other-uid");
+		}
+		test_peer_other_uid();
+		return checks_done("protocol-test --peer-other-uid");
+	}
 	test_cmdline();
 	test_control();
 	test_patterns();

@@ -15,6 +15,20 @@ runs=$out/runs
 mkdir -p "$runs"
 verbs=(run list check demo runs show crash drgn dump selftest campaign)
 
+# --- the cache and the runs dir: one that others can write to is refused
+# (the cache holds programs bpk runs); with HOME unset the cache is in the
+# home passwd names, never a shared path such as /tmp's
+mkdir -p "$out/open-cache" "$out/open-runs"
+chmod 777 "$out/open-cache" "$out/open-runs"
+one_line cli.cache_writable_by_others "the cache (BPK_CACHE) $out/open-cache can be written by others (mode 0777)" \
+	env BPK_CACHE="$out/open-cache" "$bpk" snapshot --print-dir
+one_line cli.runs_writable_by_others "the runs dir $out/open-runs can be written by others (mode 0777)" \
+	"$bpk" --runs "$out/open-runs" runs
+home=$(getent passwd "$(id -u)" | cut -d: -f6)
+got=$(env -u HOME -u XDG_CACHE_HOME -u BPK_CACHE "$bpk" snapshot --print-dir 2>&1 || true)
+check cli.no_home_cache_from_passwd "home ${home:-none} in passwd; snapshot dir: $got" \
+	test -n "$home" -a "${got#"$home"/.cache/bpf-panic-kdump/snapshot/}" != "$got"
+
 # --- help and version
 help=$("$bpk" --help 2>&1) || true
 missing=''
