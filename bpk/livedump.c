@@ -73,10 +73,10 @@ int livedump_peer_ok(int fd, char *err, size_t errlen)
 		return -1;
 	}
 	if (cred.uid != geteuid() && cred.uid != 0) {
-		snprintf(err, errlen,
-			 "the other end is uid %u (pid %d), not you (uid %u) or root",
-			 (unsigned)cred.uid, (int)cred.pid,
-			 (unsigned)geteuid());
+		snprintf(
+			err, errlen,
+			"the other end is uid %u (pid %d), not you (uid %u) or root",
+			(unsigned)cred.uid, (int)cred.pid, (unsigned)geteuid());
 		return -1;
 	}
 	return 0;
