@@ -24,6 +24,7 @@ import json
 import os
 import queue
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -184,7 +185,7 @@ class Crash:
     def send(self, commands):
         """Write a batch; returns its marker, or None when crash is gone."""
         self.batch += 1
-        marker = f"@@@ end of batch {self.batch}"
+        marker = f"{MARK} end of batch {self.batch}"
         text = "".join(c + "\n" for c in commands) + f'!echo "{marker}"\n'
         try:
             self.proc.stdin.write(text.encode())
@@ -238,13 +239,20 @@ class Crash:
             self.proc.wait()
 
 
+# What starts each section of crash's answer, and ends a batch: crash
+# prints the dump's own text (task names, file names, log lines), which a
+# guest chooses, and a name with a newline could forge a plain marker.
+# This one is drawn anew by every report and never seen by the guest.
+MARK = "@@@" + secrets.token_hex(12)
+
+
 def crash_split(lines):
     """{section name: [lines]} of a batch whose commands each follow an
-    '!echo "@@@ NAME"' line."""
+    '!echo "MARK NAME"' line."""
     sections, name = {}, None
     for line in lines:
-        if line.startswith("@@@ "):
-            name = line[4:]
+        if line.startswith(MARK + " "):
+            name = line[len(MARK) + 1:]
             sections[name] = []
         elif name is not None:
             sections[name].append(line)
@@ -388,7 +396,7 @@ class CrashPart:
                                                ro=[self.run, quick]))
         # the batch goes in now: crash reads it once loaded
         self.marker = self.crash.send([c for name, cmd in CRASH_COMMANDS
-                                       for c in (f'!echo "@@@ {name}"', cmd)])
+                                       for c in (f'!echo "{MARK} {name}"', cmd)])
 
     def finish(self):
         """Read the batch, then the fire records; quit crash."""
@@ -412,7 +420,7 @@ class CrashPart:
             if size is not None:
                 off = int(valoff[-1], 16)
                 for mid, addr in self.maps:
-                    pass2 += [f'!echo "@@@ fire {mid}"', f"rd -8 0x{addr + off:x} {size}"]
+                    pass2 += [f'!echo "{MARK} fire {mid}"', f"rd -8 0x{addr + off:x} {size}"]
         if pass2:
             ok, out = self.crash.ask(pass2)
             if not ok:
