@@ -97,13 +97,14 @@ class Analyzers:
         if self.source == "toolbox":
             return f"toolbox (Debian {self.suite}): {v}"
         why = f"; {self.why_not}" if self.why_not else " (--analyzers system)"
-        return f"system (Debian 12's own): {v}{why}"
+        return f"system (Debian 12's own; no sandbox, the seccomp filter only): {v}{why}"
 
     def argv(self, cmd, ro=(), rw=(), tty=False):
         """CMD as it is started: inside the toolbox with RO and RW paths
-        bound in, or as it is."""
+        bound in, or (Debian 12's analyzers) under the same seccomp filter,
+        with no sandbox around it."""
         if self.source == "system":
-            return list(cmd)
+            return ["/usr/bin/python3", os.path.join(HERE, "bpk_seccomp.py"), "--exec", "--"] + list(cmd)
         out = [TOOLBOX, "exec", self.root] + (["--tty"] if tty else [])
         seen = set()
         for flag, paths in (("--ro", ro), ("--rw", rw)):

@@ -17,7 +17,9 @@
 #
 # It runs unprivileged in bubblewrap (a user namespace): the toolbox's /usr
 # and /etc, a private /tmp, no network, and only the paths the caller names
-# bound in, read-only unless said otherwise, at their own absolute paths.
+# bound in, read-only unless said otherwise, at their own absolute paths;
+# under a seccomp filter (bpk_seccomp.py) that refuses the calls that reach
+# past a sandbox, and TIOCSTI.
 #
 #   toolbox.sh root [SUITE]       print the root, made first if missing or
 #                                 not matching its manifest; exit 1 with
@@ -189,7 +191,16 @@ exec_cmd() {
 	# run another user made (its files' owner is not mapped): root's
 	# analyzer gets no capability but reading what root may read
 	((EUID != 0)) || ns=(--unshare-ipc --unshare-pid --unshare-net --unshare-uts --cap-add CAP_DAC_READ_SEARCH)
-	exec bwrap "${ns[@]}" --die-with-parent "${session[@]}" \
+	# under a seccomp filter (bpk_seccomp.py): no open_by_handle_at (what
+	# CAP_DAC_READ_SEARCH would turn into a read of any host file), no
+	# ptrace, keyring, bpf, perf events, mounts or namespaces, no TIOCSTI
+	# into the terminal of an interactive analyzer
+	local filter
+	filter=$(mktemp "${TMPDIR:-/tmp}/bpk-seccomp.XXXXXX")
+	/usr/bin/python3 "$here/bpk_seccomp.py" --bpf >"$filter" || die "cannot make the analyzers' seccomp filter ($here/bpk_seccomp.py)"
+	exec 9<"$filter"
+	rm -f "$filter"
+	exec bwrap "${ns[@]}" --die-with-parent "${session[@]}" --seccomp 9 \
 		--ro-bind "$root/usr" /usr --symlink usr/bin /bin --symlink usr/sbin /sbin \
 		--symlink usr/lib /lib --symlink usr/lib64 /lib64 --ro-bind "$root/etc" /etc \
 		--proc /proc --dev /dev --tmpfs /tmp --tmpfs /var/tmp --dir /run \

@@ -13,7 +13,14 @@
 #    system analyzers read the dump and the report says why;
 #  - user namespaces off (the report run by an ordinary user in a user
 #    namespace that may make no other): the same, with bubblewrap's reason;
-#  - a damaged toolbox (its crash truncated) is found and made again.
+#  - a damaged toolbox (its crash truncated) is found and made again;
+#  - what a compromised analyzer would try (tests/analysis/escape-probe.py:
+#    open_by_handle_at, ptrace, bpf, writing the runs dir and $HOME, a
+#    connect to a listener here, TIOCSTI) is refused inside the toolbox,
+#    as root and as the test user, while the same probe outside does it
+#    (the control); Debian 12's analyzers get the seccomp filter: the same
+#    calls refused but the writes and the connect, which nothing stops
+#    there (said in the report's analyzers line).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -86,7 +93,7 @@ sys_run=$(copy_run system)
 analysis/report.py --analyzers system "$sys_run" >"$out/system.out" 2>&1 || true
 check system.json "$(json_value "$sys_run/report.json" "d['analyzers']['chosen']" 2>&1)" \
 	test "$(json_value "$sys_run/report.json" "[d['analyzers']['chosen'][k] for k in ('source', 'wanted', 'why_not_toolbox', 'crash_version')]" 2>&1)" = "[\"system\", \"system\", null, \"$(dpkg-query -W -f '${Version}' crash)\"]"
-check system.text "$(grep -m1 '^analyzers:' "$sys_run/report.txt" 2>&1)" grep -q '^analyzers: system (Debian 12.s own): crash .*(--analyzers system)$' "$sys_run/report.txt"
+check system.text "$(grep -m1 '^analyzers:' "$sys_run/report.txt" 2>&1)" grep -q '^analyzers: system (Debian 12.s own; no sandbox, the seccomp filter only): crash .*(--analyzers system)$' "$sys_run/report.txt"
 
 # --- the archive unreachable: no toolbox can be made in an empty cache
 net_run=$(copy_run no-archive)
@@ -98,7 +105,7 @@ check no_archive.report_made "exit $rc, tasks $(json_value "$net_run/report.json
 	test "$rc" = 0 -a "$(json_value "$net_run/report.json" "d['analyzers']['chosen']['source']" 2>&1)" = '"system"'
 check no_archive.says_why "why_not_toolbox: $why" grep -q 'mmdebstrap could not make a trixie root from http://127.0.0.1:9/debian: .*127.0.0.1' <<<"$why"
 check no_archive.text "$(grep -m1 '^analyzers:' "$net_run/report.txt" 2>&1)" \
-	grep -q '^analyzers: system (Debian 12.s own): .*; the toolbox could not be made: .*mmdebstrap' "$net_run/report.txt"
+	grep -q '^analyzers: system (Debian 12.s own; no sandbox, the seccomp filter only): .*; the toolbox could not be made: .*mmdebstrap' "$net_run/report.txt"
 
 # --- user namespaces off: an ordinary user's report, in a user namespace
 # (uids as on the host) whose limit of further ones is 0
@@ -144,3 +151,53 @@ check damaged.remade "exit $rc: $(cat "$out/damaged.out"); crash $(stat -c %s "$
 	test "$rc" = 0 -a -s "$dcache/toolbox/trixie/root/usr/bin/crash" -a "$(cat "$out/damaged.out")" = "$(readlink -f "$dcache/toolbox/trixie")/root"
 rm -rf "$dcache" "$out/empty-cache"
 
+# --- a compromised analyzer: what it would try, inside and outside
+probe=$top/tests/analysis/escape-probe.py
+port=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+$py -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); s.settimeout(120)
+t = time.monotonic()
+while time.monotonic() - t < 120:
+    try:
+        s.accept()[0].close()
+    except OSError:
+        break' "$port" &
+listener=$!
+probe_runs=$out/probe-runs
+mkdir -p "$probe_runs"
+chmod 755 "$out"
+chown "$user:" "$probe_runs"
+tbroot=$(analysis/toolbox.sh root 2>"$out/probe-root.err" || true)
+# probe NAME CMD...: the probe's lines under CMD, in $out/probe-NAME.txt
+probe() {
+	local name=$1
+	shift
+	"$@" >"$out/probe-$name.txt" 2>&1 || true
+}
+# expect NAME CALL allowed|refused: what probe NAME said of CALL
+expect() {
+	local line
+	line=$(grep -m1 "^PROBE $2 " "$out/probe-$1.txt" 2>/dev/null || true)
+	check "escape.$1.$2" "${line:-the probe said nothing of $2 ($(tail -1 "$out/probe-$1.txt" 2>/dev/null))}" \
+		grep -q "^PROBE $2 $3: " <<<"${line:-none}"
+}
+calls=(open_by_handle_at ptrace bpf "write:$probe_runs" "write:$HOME" connect tiocsti)
+# the control: root, no sandbox, no filter: every call goes through
+probe control $py "$probe" --write "$probe_runs" --write "$HOME" --connect "$port"
+for c in "${calls[@]}"; do expect control "$c" allowed; done
+# the toolbox as root
+probe toolbox_root analysis/toolbox.sh exec "$tbroot" --ro "$top/tests/analysis" --ro "$probe_runs" -- \
+	python3 "$probe" --write "$probe_runs" --write "$HOME" --connect "$port"
+for c in "${calls[@]}"; do expect toolbox_root "$c" refused; done
+# the toolbox as the test user, its own runs dir bound read-only
+probe toolbox_user tests/as-user.sh "$user" "$build" \
+	analysis/toolbox.sh exec "$tbroot" --ro "$top/tests/analysis" --ro "$probe_runs" -- \
+	python3 "$probe" --write "$probe_runs" --connect "$port"
+for c in open_by_handle_at ptrace bpf "write:$probe_runs" connect tiocsti; do expect toolbox_user "$c" refused; done
+# Debian 12's analyzers: the filter, and nothing else
+probe system $py analysis/bpk_seccomp.py --exec -- $py "$probe" --write "$probe_runs" --connect "$port"
+for c in open_by_handle_at ptrace bpf tiocsti; do expect system "$c" refused; done
+expect system "write:$probe_runs" allowed
+kill "$listener" 2>/dev/null || true
+wait "$listener" 2>/dev/null || true
