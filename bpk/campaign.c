@@ -1082,7 +1082,11 @@ static char *on_every_machine(const struct campaign *c, const char *what,
 	strv_add(&a, "bpk");
 	strv_add(&a, ARGS_FILE_OPT);
 	strv_addf(&a, "%s/%s", at, name);
-	rc = proc_capture((const char *const *)strv_argv(&a), &out, &err);
+	/* this machine's ":" runs it where the words file is, as the
+	 * attempts do
+	 */
+	rc = proc_capture_in((const char *const *)strv_argv(&a), paths.runs,
+			     &out, &err);
 	strv_free(&a);
 	free(name);
 	free(path);

@@ -129,9 +129,15 @@ static void sink_read(struct sink *k)
 
 int proc_capture(const char *const argv[], char **out, char **err)
 {
+	return proc_capture_in(argv, NULL, out, err);
+}
+
+int proc_capture_in(const char *const argv[], const char *cwd, char **out,
+		    char **err)
+{
 	int po[2], pe[2];
 	struct sink k[2];
-	struct spawn s = { .argv = argv, .in = -1 };
+	struct spawn s = { .argv = argv, .in = -1, .cwd = cwd };
 	pid_t pid;
 	int rc;
 

@@ -47,6 +47,10 @@ int proc_wait(pid_t pid);
  */
 int proc_capture(const char *const argv[], char **out, char **err);
 
+/* proc_capture, started in @cwd (NULL: this process's). */
+int proc_capture_in(const char *const argv[], const char *cwd, char **out,
+		    char **err);
+
 /* The exit status @st of waitpid() as proc_wait returns it. */
 int proc_status(int st);
 
