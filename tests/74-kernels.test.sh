@@ -49,19 +49,12 @@ re() { sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$1"; }
 # calls cachestat. The words are what GNU parallel's template would
 # evaluate or replace, and the shell's substitutions: each would leave a
 # file here if anything on the host ran it.
-hostile=("{=\$_=\`touch $out/ran.perl\`; chomp=}" '{}' '{#}' '{1}' "\$(touch $out/ran.subst)" "\`touch $out/ran.tick\`" "it's \"quoted\"" 'two  spaces')
+hostile_words "$out"
 cachestat=(-- python3 -c 'import ctypes, sys
 for w in sys.argv[1:]:
     print("word<%s>" % w)
 sys.stdout.flush()
 ctypes.CDLL(None).syscall(451, -1, 0, 0, 0)' "${hostile[@]}")
-# words_arrived NAME RUN: RUN's guest printed every word, in order
-words_arrived() {
-	local got want
-	got=$(grep -a '^word<' "${2:-/nonexistent}/guest.log" 2>/dev/null | tr '\n' '|' || true)
-	want=$(printf 'word<%s>|' "${hostile[@]}")
-	check "$1" "${2:-no run}: ${got:-none}" test "$got" = "$want"
-}
 
 # --- bad input: one line, exit 2, nothing fetched or booted
 top_listing() { { find "$1" -mindepth 1 -maxdepth 1 -printf '%P\n' 2>/dev/null || true; } | sort | tr '\n' ' '; }
@@ -230,8 +223,7 @@ check_file_has kernels.bisect.printed "$out/bisect.out" "^first kernel where sys
 got=$(json_value "${bj:-/nonexistent}" "[__import__('os').path.exists(s['kernels'][0]['run'] + '/vmcore') for s in d['steps']]")
 check kernels.bisect.steps_kept "each step's first kernel fired, its dump kept: $got" test "$got" = '[true, true]'
 words_arrived kernels.bisect.words "$(json_value "${bj:-/nonexistent}" "d['steps'][-1]['kernels'][0]['run']" | tr -d '"')"
-ran=$(find "$out" -maxdepth 1 -name 'ran.*' 2>/dev/null | tr '\n' ' ')
-check kernels.words.nothing_ran_on_host "files the words would have made: ${ran:-none}" test -z "$ran"
+nothing_ran kernels.words.nothing_ran_on_host "$out"
 
 # --- a kernel of one's own: our build dir, booted as a path
 own=$(readlink -f "$build/kernel")/obj

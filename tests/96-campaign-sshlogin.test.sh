@@ -23,12 +23,8 @@ real=$(command -v parallel)
 mkdir -p "$out/shim"
 printf '#!/bin/sh\nprintf "%%s\\n" "$@" >"%s"\nexec "%s" "$@"\n' "$out/parallel.args" "$real" >"$out/shim/parallel"
 chmod +x "$out/shim/parallel"
-# hostile: words that GNU parallel's template would evaluate or
-# replace, and the shell's substitutions: each would leave a file on the
-# host if anything ran it there
-hostile=("{=\$_=\`touch $out/ran.perl\`; chomp=}" '{}' '{#}' '{1}' "\$(touch $out/ran.subst)" "\`touch $out/ran.tick\`" "it's \"quoted\"" 'two  spaces')
-# shellcheck disable=SC2016 # the guest's shell expands it
-prog='for w in "$@"; do printf "word<%s>\n" "$w"; done; cp "$(command -v cat)" "/tmp/{}"; exec "/tmp/{}" /no-such-file-from-cmd'
+hostile_words "$out"
+prog=$hostile_prog
 PATH=$out/shim:$PATH run_campaign ssh 0 syscall_errno syscall=openat errno=ENOENT 'comm={}' --attempts 2 --jobs 1 \
 	--sshlogin : --runs "$out/runs" --timeout 120 -- sh -c "$prog" sh "${hostile[@]}" || exit 0
 pa=$(tr '\n' ' ' <"$out/parallel.args" 2>/dev/null || true)
@@ -54,8 +50,5 @@ check ssh.first_fire_filed "run ${run:-none}" test -n "$run" -a -s "$run/vmcore"
 got=$(fire_fields "${run:-/nonexistent}")
 check ssh.fire_is_cmd "fire record: $got" test "$got" = "syscall_errno {} syscall=257 errno=2"
 # each word arrived in the guest as it was given, in order
-got=$(grep -a '^word<' "${run:-/nonexistent}/guest.log" 2>/dev/null | tr '\n' '|' || true)
-want=$(printf 'word<%s>|' "${hostile[@]}")
-check ssh.words_byte_for_byte "guest.log: ${got:-none}" test "$got" = "$want"
-ran=$(find "$out" -maxdepth 1 -name 'ran.*' 2>/dev/null | tr '\n' ' ')
-check ssh.nothing_ran_on_host "files the words would have made here: ${ran:-none}" test -z "$ran"
+words_arrived ssh.words_byte_for_byte "$run"
+nothing_ran ssh.nothing_ran_on_host "$out"

@@ -153,16 +153,8 @@ check ssh_remote.unbuilt_nothing_booted "attempts: $(listing "${camp:-/nonexiste
 # {} opens a missing file; each word would leave a file on a host that ran
 # it (the other machine's user can write $out too)
 chmod 1777 "$out"
-hostile=("{=\$_=\`touch $out/ran.perl\`; chomp=}" '{}' '{#}' '{1}' "\$(touch $out/ran.subst)" "\`touch $out/ran.tick\`" "it's \"quoted\"" 'two  spaces')
-# shellcheck disable=SC2016 # the guest's shell expands it
-prog='for w in "$@"; do printf "word<%s>\n" "$w"; done; cp "$(command -v cat)" "/tmp/{}"; exec "/tmp/{}" /no-such-file'
-# words_arrived NAME RUN: RUN's guest printed every word, in order
-words_arrived() {
-	local got want
-	got=$(grep -a '^word<' "${2:-/nonexistent}/guest.log" 2>/dev/null | tr '\n' '|' || true)
-	want=$(printf 'word<%s>|' "${hostile[@]}")
-	check "$1" "${2:-no run}: ${got:-none}" test "$got" = "$want"
-}
+hostile_words "$out"
+prog=$hostile_prog
 rc=0
 "$bpk" --runs "$out/runs" campaign syscall_errno syscall=openat errno=ENOENT 'comm={}' \
 	--attempts 2 --jobs 1 --fresh --timeout 200 --sshlogin ":,$ssh_cmd $ruser@127.0.0.1" \
@@ -202,8 +194,7 @@ hosts=$(awk -F'\t' 'NR > 1 { print $2 }' "${mat:-/nonexistent}/joblog" 2>/dev/nu
 check ssh_remote.matrix_both_machines "joblog hosts: ${hosts:-none}" test "$hosts" = ":|$ssh_cmd $ruser@127.0.0.1|"
 n=$(awk -F'\t' -v h="$ssh_cmd $ruser@127.0.0.1" 'NR > 1 && $2 == h { print $1 }' "${mat:-/nonexistent}/joblog" 2>/dev/null | head -1)
 words_arrived ssh_remote.matrix_words_there "$(filed_runs "${mat:-/nonexistent}/attempts/${n:-0}/runs" | tail -1)"
-ran=$(find "$out" -maxdepth 1 -name 'ran.*' 2>/dev/null | tr '\n' ' ')
-check ssh_remote.nothing_ran_on_either_host "files the words would have made: ${ran:-none}" test -z "$ran"
+nothing_ran ssh_remote.nothing_ran_on_either_host "$out"
 
 q=$(pgrep -u "$ruser" -f qemu-system || true)$(pgrep -f "qemu-system.*$out" || true)
 check ssh_remote.no_qemu_left "QEMU processes: ${q:-none}" test -z "$q"

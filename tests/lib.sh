@@ -245,3 +245,34 @@ check_field_match() {
 		fail "$name" "$path=${got:-nothing} (want a match of $re)"
 	fi
 }
+
+# hostile_words DIR: sets hostile, words a campaign passes on that GNU
+# parallel's template would evaluate or replace ({}, {#}, {1}, {= Perl =})
+# and the shell's substitutions, with quotes and spaces: each of the ones
+# that run something would leave a file ran.* in DIR on the host that ran
+# it. hostile_prog: a workload command that prints each word as
+# "word<WORD>", then runs as a process named "{}" that opens a missing file
+# (a trigger with comm={} fires on it).
+hostile_words() {
+	# shellcheck disable=SC2034 # the caller's
+	hostile=("{=\$_=\`touch $1/ran.perl\`; chomp=}" '{}' '{#}' '{1}' "\$(touch $1/ran.subst)"
+		"\`touch $1/ran.tick\`" "it's \"quoted\"" 'two  spaces')
+	# shellcheck disable=SC2016,SC2034 # the guest's shell expands it; the caller's
+	hostile_prog='for w in "$@"; do printf "word<%s>\n" "$w"; done; cp "$(command -v cat)" "/tmp/{}"; exec "/tmp/{}" /no-such-file-from-cmd'
+}
+
+# words_arrived NAME RUN: RUN's guest printed every word of hostile, in
+# order, byte for byte
+words_arrived() {
+	local got want
+	got=$(grep -a '^word<' "${2:-/nonexistent}/guest.log" 2>/dev/null | tr '\n' '|' || true)
+	want=$(printf 'word<%s>|' "${hostile[@]}")
+	check "$1" "${2:-no run}: ${got:-none}" test -n "$2" -a "$got" = "$want"
+}
+
+# nothing_ran NAME DIR: no word of hostile ran on this host (no ran.* in DIR)
+nothing_ran() {
+	local ran
+	ran=$(find "$2" -maxdepth 1 -name 'ran.*' 2>/dev/null | tr '\n' ' ')
+	check "$1" "files the words would have made: ${ran:-none}" test -z "$ran"
+}
