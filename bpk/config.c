@@ -195,6 +195,22 @@ void config_load(const char *runs_opt)
 	else
 		paths.runs = env_or("BPK_RUNS",
 				    runs ? runs : path_join(top, "runs"));
+	/* a run is named by its whole path wherever it is printed or
+	 * recorded: a campaign's attempt starts in the campaign's runs dir
+	 * and is given a relative one
+	 */
+	if (paths.runs[0] != '/') {
+		char cwd[4096];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			die("the current directory: %s", strerror(errno));
+		{
+			char *abs = path_join(cwd, paths.runs);
+
+			free(paths.runs);
+			paths.runs = abs;
+		}
+	}
 	check_owner(paths.runs, "the runs dir", false);
 	free(text);
 	free(conf);

@@ -64,7 +64,9 @@ static char *field_text(const char *run, const char *path)
  * 0 with *@res and the guest's words in @why, or -1 with the reason in
  * @err when the run failed for anything but the reservation (it never
  * armed, it was refused for another reason, it filed nothing): a search
- * on it would be wrong.
+ * on it would be wrong. -2 (@err too): the guest never said it booted,
+ * its kernel died on the way (under TCG a Debian kernel now and then
+ * meets a stale int3 of its own code patching): nothing about the size.
  */
 static int try_reservation(const char *self, const char *spec, int mib,
 			   const char *runs, enum rsearch_result *res,
@@ -106,7 +108,7 @@ static int try_reservation(const char *self, const char *spec, int mib,
 			"crashkernel=%dM: the run failed before the trigger could fire (the guest got to \"%s\"): %s (run %s)",
 			mib, *state ? state : "nothing",
 			*refused ? refused : reason, run);
-		ret = -1;
+		ret = *state ? -1 : -2;
 	} else {
 		snprintf(why, whylen, "%s", *refused ? refused : reason);
 		print_line(stderr, "kernels: crashkernel=%dM: %s (%s)%s%s", mib,
@@ -202,6 +204,7 @@ int kernel_measure(struct kernel_info *k)
 	char self[4096], *runs, el[32], why[1024], err[2048];
 	char failed_why[1024] = "", placed_why[1024] = "";
 	struct rsearch s;
+	bool boot_retried = false;
 	ssize_t sl;
 	int64_t t0 = now_ms();
 
@@ -218,9 +221,17 @@ int kernel_measure(struct kernel_info *k)
 		k->spec, MEASURE_MEM, s.next, s.most, runs);
 	while (s.state == RS_GOING) {
 		enum rsearch_result r;
+		int rc = try_reservation(self, k->spec, s.next, runs, &r, why,
+					 sizeof(why), err, sizeof(err));
 
-		if (try_reservation(self, k->spec, s.next, runs, &r, why,
-				    sizeof(why), err, sizeof(err)))
+		if (rc == -2 && !boot_retried) {
+			/* once: a second death while booting is the kernel's */
+			print_line(stderr, "kernels: %s: booting it again",
+				   err);
+			boot_retried = true;
+			continue;
+		}
+		if (rc)
 			die("%s: %s", k->spec, err);
 		if (r == RS_CAPTURE_FAILED)
 			snprintf(failed_why, sizeof(failed_why), "%s", why);

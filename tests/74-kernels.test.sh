@@ -50,11 +50,7 @@ re() { sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$1"; }
 # evaluate or replace, and the shell's substitutions: each would leave a
 # file here if anything on the host ran it.
 hostile_words "$out"
-cachestat=(-- python3 -c 'import ctypes, sys
-for w in sys.argv[1:]:
-    print("word<%s>" % w)
-sys.stdout.flush()
-ctypes.CDLL(None).syscall(451, -1, 0, 0, 0)' "${hostile[@]}")
+cachestat=(-- python3 -c 'import ctypes, sys; [print("word<%s>" % w) for w in sys.argv[1:]]; sys.stdout.flush(); ctypes.CDLL(None).syscall(451, -1, 0, 0, 0)' "${hostile[@]}")
 
 # --- bad input: one line, exit 2, nothing fetched or booted
 top_listing() { { find "$1" -mindepth 1 -maxdepth 1 -printf '%P\n' 2>/dev/null || true; } | sort | tr '\n' ' '; }
@@ -111,6 +107,17 @@ for spec in "debian:$old61" debian:6.12 debian:6.12-rt debian:6.12-cloud; do
 	*) name=old61 want=$old61 ;;
 	esac
 	one_run "$name" syscall_errno syscall=openat errno=ENOENT comm=bpk-demo --kernel "$spec"
+	# a kernel that died while booting, before the appliance said a word
+	# (under TCG a Debian kernel now and then meets a stale int3 of its own
+	# code patching, "Oops: int3"): booted once more, and said so
+	again=
+	if ((rc != 0)) && [[ -n $r ]] && [[ -z $(record_field "$r" console.last_state 2>/dev/null) ]]; then
+		again=" (booted again: the first boot died in the kernel: $(record_field "$r" reason 2>/dev/null | cut -c1-160))"
+		mv "$out/$name.out" "$out/$name.first.out"
+		one_run "$name" syscall_errno syscall=openat errno=ENOENT comm=bpk-demo --kernel "$spec"
+		cat "$out/$name.first.out" "$out/$name.out" >"$out/$name.both.out"
+		mv "$out/$name.both.out" "$out/$name.out"
+	fi
 	# measured before it booted: said, searched, kept and used
 	o=$out/$name.out
 	rf=$(reservation_file "$want")
@@ -123,7 +130,7 @@ for spec in "debian:$old61" debian:6.12 debian:6.12-rt debian:6.12-cloud; do
 		fail "kernels.$name.run" "$spec: exit $rc: $(grep -m1 'error:' "$out/$name.out" || tail -1 "$out/$name.out")"
 		continue
 	fi
-	pass "kernels.$name.run" "$spec: $r"
+	pass "kernels.$name.run" "$spec: $r$again"
 	check_field "kernels.$name.uses_measured" "$r" guest.crashkernel "${ck:-none}"
 	check_field "kernels.$name.record_release" "$r" guest.kernel_release "$want"
 	check_field "kernels.$name.fire_action" "$r" trigger.fire_action crash_kexec

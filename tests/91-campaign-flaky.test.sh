@@ -22,7 +22,7 @@ check_summary flaky.time_to_armed "$camp" mean_to_armed_s '^[0-9]+(\.[0-9]+)?$'
 check_summary flaky.attempts_per_minute "$camp" attempts_per_minute '^[0-9]+(\.[0-9]+)?$'
 check_summary flaky.time_to_first_fire "$camp" time_to_first_fire_s '^[0-9]+(\.[0-9]+)?$'
 # parallel ran each attempt as bpk run, numbered, filed under its own dir
-check_file_has flaky.joblog "$camp/joblog" "/bpk --runs $camp/attempts/([0-9]+)/runs run syscall_errno .* --attempt \\1 "
+check_file_has flaky.joblog "$camp/joblog" " bpk --runs ${camp##*/}/attempts/([0-9]+)/runs run --kernel ours --crashkernel [0-9]+M --attempt \\1 --campaign ${camp##*/} --args-file ${camp##*/}/attempt-args"
 
 run=$(summary "$camp" first_fire_run)
 printed=$(tail -1 "$out/stdout" 2>/dev/null || true)
