@@ -50,7 +50,7 @@ re() { sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$1"; }
 # evaluate or replace, and the shell's substitutions: each would leave a
 # file here if anything on the host ran it.
 hostile_words "$out"
-cachestat=(-- python3 -c 'import ctypes, sys; [print("word<%s>" % w) for w in sys.argv[1:]]; sys.stdout.flush(); ctypes.CDLL(None).syscall(451, -1, 0, 0, 0)' "${hostile[@]}")
+cachestat=(-- python3 -c 'import ctypes, sys; [print("word<%s>" % w) for w in sys.argv[1:]]; sys.stdout.flush(); __import__("time").sleep(1); ctypes.CDLL(None).syscall(451, -1, 0, 0, 0)' "${hostile[@]}")
 
 # --- bad input: one line, exit 2, nothing fetched or booted
 top_listing() { { find "$1" -mindepth 1 -maxdepth 1 -printf '%P\n' 2>/dev/null || true; } | sort | tr '\n' ' '; }

@@ -258,16 +258,20 @@ hostile_words() {
 	hostile=("{=\$_=\`touch $1/ran.perl\`; chomp=}" '{}' '{#}' '{1}' "\$(touch $1/ran.subst)"
 		"\`touch $1/ran.tick\`" "it's \"quoted\"" 'two  spaces')
 	# shellcheck disable=SC2016,SC2034 # the guest's shell expands it; the caller's
-	hostile_prog='for w in "$@"; do printf "word<%s>\n" "$w"; done; cp "$(command -v cat)" "/tmp/{}"; exec "/tmp/{}" /no-such-file-from-cmd'
+	hostile_prog='for w in "$@"; do printf "word<%s>\n" "$w"; done; cp "$(command -v cat)" "/tmp/{}"; sleep 1; exec "/tmp/{}" /no-such-file-from-cmd'
 }
 
 # words_arrived NAME RUN: RUN's guest printed every word of hostile, in
-# order, byte for byte
+# order, byte for byte: in its guest log, or on its console (the job's
+# output goes to both; the last lines before a fire can miss the port)
 words_arrived() {
-	local got want
-	got=$(grep -a '^word<' "${2:-/nonexistent}/guest.log" 2>/dev/null | tr '\n' '|' || true)
+	local got want f
 	want=$(printf 'word<%s>|' "${hostile[@]}")
-	check "$1" "${2:-no run}: ${got:-none}" test -n "$2" -a "$got" = "$want"
+	for f in guest.log console.log; do
+		got=$(grep -a '^word<' "${2:-/nonexistent}/$f" 2>/dev/null | tr -d '\r' | tr '\n' '|' || true)
+		[[ $got != "$want" ]] || break
+	done
+	check "$1" "${2:-no run}/$f: ${got:-none}" test -n "$2" -a "$got" = "$want"
 }
 
 # nothing_ran NAME DIR: no word of hostile ran on this host (no ran.* in DIR)
