@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# runs first: it touches the clone's kernel inputs and runs make all, which a make beside it would rebuild with
 # needs root: it touches the clone's kernel inputs and rebuilds (root owns them)
 # The build's dependencies are real files: `make bench` has what a run needs
 # among its prerequisites, and a kernel input touched without a change of

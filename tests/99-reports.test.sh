@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# runs last: it reads the reports every other script made
 # Every report.json the test run made (all tests' runs under
 # build/test-out, 99 runs last): each validates against
 # analysis/report.schema.json (the run record in it against

@@ -68,12 +68,24 @@ fi
 home=$build/test-out/.home-$user
 ucache=$build/test-out/.cache-$user
 mkdir -p "$home" "$ucache"
-# the links are made afresh: one to an entry now skipped would stay
-find "$ucache" -mindepth 1 -maxdepth 1 -type l -delete
+# The links are kept, not made afresh: run-all.sh runs scripts side by
+# side, and another script's run may be reading through one right now. A
+# link to an entry that is gone, or to one that is not shared, goes; a
+# missing one is made (in a temporary name, renamed into place, so that
+# nobody sees it half made).
+shared() { case $1 in snapshot | prog | kvm-probe-* | '*') return 1 ;; esac; }
+for l in "$ucache"/*; do
+	[[ -L $l ]] || continue
+	t=$(readlink "$l")
+	if ! shared "${l##*/}" || [[ $t != "$cache/${l##*/}" || ! -e $t ]]; then
+		rm -f "$l"
+	fi
+done
 if [[ -d $cache ]]; then
 	for e in "$cache"/*; do
-		case ${e##*/} in snapshot | prog | kvm-probe-* | '*') continue ;; esac
-		ln -sfn "$e" "$ucache/${e##*/}"
+		shared "${e##*/}" || continue
+		[[ -L $ucache/${e##*/} || -e $ucache/${e##*/} ]] && continue
+		ln -s "$e" "$ucache/.${e##*/}.$$" && mv -T "$ucache/.${e##*/}.$$" "$ucache/${e##*/}"
 	done
 fi
 chown -R "$user:" "$home" "$ucache"
