@@ -513,11 +513,19 @@ def first_look(rec, d, drgn_s):
     record and drgn's facts alone. Everything here is in the full report
     too, checked against crash there; this is only earlier."""
     out = [f"== First look (drgn, {drgn_s:.2f} s; the full report, checked against crash, follows)"]
-    out.append(f"   cause:  {bpk_record.field(rec, 'cause.run', '?')}: {bpk_record.field(rec, 'cause.detail', '')}")
     fired = [e for e in (d.get("fire") or []) if (e.get("state") or {}).get("fire") and e.get("record")]
     ev = d.get("panic")
     fire_fields = next((e["fields"] for e in fired), None)
     dump, why = bpk_protocol.dump_cause(fire_fields, ev)
+    # what the console said is the guest's claim (root in the guest can
+    # write a record of the kernel's facility straight to the console)
+    # until the dump says the same
+    run_cause = bpk_record.field(rec, "cause.run", "?")
+    agree = causes_agree(run_cause, dump)
+    said = ("the console's, confirmed by the dump" if agree
+            else f"the console's claim; the dump says {dump}" if agree is False
+            else "the console could not tell")
+    out.append(f"   cause:  {run_cause}: {bpk_record.field(rec, 'cause.detail', '')} ({said})")
     out.append(f"   dump:   {dump}: {why}")
     for e in fired:
         r = e["state"]["fire"]
@@ -664,7 +672,11 @@ class Report:
             # and the oops line itself when an oops led to the panic
             c = cp or None
             if c != message and not (c and message is None and any(c in ln for ln in dp.get("oops_lines", []))):
-                self.note_differ("panic message", cp, message)
+                # crash's PANIC is a search of the whole log; drgn's is the
+                # kernel's own record: a task's /dev/kmsg line can be crash's
+                self.note_differ("panic message", cp, message,
+                                 "crash's PANIC comes from a search of the whole log, a task's /dev/kmsg "
+                                 "lines included; drgn's from the kernel's own records (LOG_KERN) alone")
         # the kernel each analyzer read the dump as (drgn: UTS_RELEASE from
         # the dump's memory; crash: sys RELEASE)
         dr, cr = self.d("release"), (self.crash or {}).get("release")

@@ -16,7 +16,7 @@ marker it cannot find, so a changed boot message cannot yield a silent zero.
 import re
 import sys
 
-PRINTK = re.compile(r"^\[\s*(\d+\.\d+)\]\s")
+PRINTK = re.compile(r"^(?:<\d+>)?\[\s*(\d+\.\d+)\]\s")
 
 
 def load(path):

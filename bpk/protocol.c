@@ -13,31 +13,6 @@
 const size_t n_console_patterns =
 	sizeof(console_patterns) / sizeof(console_patterns[0]);
 
-const char *console_message(const char *line, size_t len, size_t *mlen,
-			    double *stamp)
-{
-	const char *msg = line, *close;
-
-	*stamp = -1;
-	if (len && line[len - 1] == '\r')
-		len--;
-	if (len && line[0] == '[') {
-		close = memchr(line, ']', len);
-		if (close && close + 1 < line + len && close[1] == ' ' &&
-		    close - line < 32) {
-			char num[32];
-			size_t n = (size_t)(close - line - 1);
-
-			memcpy(num, line + 1, n);
-			num[n] = '\0';
-			*stamp = strtod(num, NULL);
-			msg = close + 2;
-		}
-	}
-	*mlen = len - (size_t)(msg - line);
-	return msg;
-}
-
 /* Is there a "[    1.234567] " stamp at @p? Its length, else 0. */
 static size_t stamp_at(const char *p, const char *end, double *stamp)
 {
@@ -69,26 +44,76 @@ static size_t stamp_at(const char *p, const char *end, double *stamp)
 	return (size_t)(q + 2 - p);
 }
 
+/* Is there a "<N>" syslog prefix at @p with a stamp right after it? Its
+ * length, with the facility (N / 8) in *@facility, else 0.
+ */
+static size_t prefix_at(const char *p, const char *end, int *facility)
+{
+	const char *q = p + 1;
+	unsigned int v = 0;
+	double ignored;
+
+	if (p >= end || *p != '<')
+		return 0;
+	/* 8 digits at most: far beyond any facility, and no overflow */
+	for (; q < end && *q >= '0' && *q <= '9' && q - p <= 8; q++)
+		v = v * 10 + (unsigned int)(*q - '0');
+	if (q == p + 1 || q >= end || *q != '>' || !stamp_at(q + 1, end, &ignored))
+		return 0;
+	*facility = (int)(v >> 3);
+	return (size_t)(q + 1 - p);
+}
+
+/* A record's start at @p: its prefix and stamp's length, else 0 */
+static size_t record_at(const char *p, const char *end, double *stamp,
+			int *facility)
+{
+	size_t pl = prefix_at(p, end, facility), sl;
+
+	if (!pl)
+		*facility = -1;
+	sl = stamp_at(p + pl, end, stamp);
+	return sl ? pl + sl : 0;
+}
+
+const char *console_message(const char *line, size_t len, size_t *mlen,
+			    double *stamp, int *facility)
+{
+	const char *msg = line;
+
+	*stamp = -1;
+	*facility = -1;
+	if (len && line[len - 1] == '\r')
+		len--;
+	msg += record_at(line, line + len, stamp, facility);
+	*mlen = len - (size_t)(msg - line);
+	return msg;
+}
+
 const char *console_next_record(const char *p, const char *end, size_t *mlen,
-				double *stamp)
+				double *stamp, int *facility)
 {
 	const char *msg, *q;
-	size_t sl;
+	size_t rl;
 
 	if (p >= end)
 		return NULL;
 	*stamp = -1;
-	sl = stamp_at(p, end, stamp);
-	msg = p + sl;
-	/* the message runs to the next stamp */
+	rl = record_at(p, end, stamp, facility);
+	if (!rl)
+		*facility = -1;
+	msg = p + rl;
+	/* the message runs to the next record */
 	for (q = msg; q < end; q++) {
 		double ignored;
+		int ignored_facility;
 
-		if (*q == '[' && stamp_at(q, end, &ignored))
+		if ((*q == '[' || *q == '<') &&
+		    record_at(q, end, &ignored, &ignored_facility))
 			break;
 	}
 	*mlen = (size_t)(q - msg);
-	if (!sl && !*mlen)
+	if (!rl && !*mlen)
 		return NULL;
 	return msg;
 }

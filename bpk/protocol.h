@@ -40,9 +40,16 @@
 
 /* The guest kernel's fixed words: ttyS0 is the console bpk reads, and a
  * guest that panics without a crash kernel ends (panic=-1 with QEMU's
- * -no-reboot) instead of hanging until the timeout.
+ * -no-reboot) instead of hanging until the timeout. With
+ * console_msg_format=syslog every record on the console starts with
+ * "<facility * 8 + level>": a line user space wrote to /dev/kmsg has
+ * facility LOG_USER (the kernel never lets it be LOG_KERN), so the host
+ * reads the cause from the kernel's own records alone.
  */
-#define GUEST_CMDLINE_BASE "console=ttyS0 panic=-1"
+#define GUEST_CMDLINE_BASE "console=ttyS0 panic=-1 console_msg_format=syslog"
+
+/* The facility of the kernel's own log records (syslog(3)'s LOG_KERN). */
+#define LOG_FACILITY_KERN 0
 
 enum pattern_kind {
 	PAT_BOOT, /* a kernel's "Command line:": the second is the capture kernel */
@@ -74,19 +81,21 @@ struct console_pattern {
 extern const struct console_pattern console_patterns[];
 extern const size_t n_console_patterns;
 
-/* The message of a console line: after a leading "[    1.234567] " stamp
- * (stamp set to its seconds, else -1), its "\r" dropped.
+/* The message of a console line: after a leading "<N>" syslog prefix and
+ * "[    1.234567] " stamp (*@stamp set to its seconds, else -1; *@facility
+ * to N / 8, else -1), its "\r" dropped.
  */
 const char *console_message(const char *line, size_t len, size_t *mlen,
-			    double *stamp);
+			    double *stamp, int *facility);
 
 /* The next kernel log record in [@p, @end): a line's start, or any
- * "[ seconds] " stamp after it. Its message (after the stamp, up to the
- * next stamp or @end) and length; *@stamp its seconds or -1. NULL when
- * there is none left.
+ * "[ seconds] " stamp after it, with the "<N>" prefix before it when there
+ * is one. Its message (after the stamp, up to the next record or @end) and
+ * length; *@stamp its seconds or -1, *@facility N / 8 or -1 (no prefix).
+ * NULL when there is none left.
  */
 const char *console_next_record(const char *p, const char *end, size_t *mlen,
-				double *stamp);
+				double *stamp, int *facility);
 
 /* The first pattern of @scope that @msg starts with: its kind, and the
  * length of its text in *@taglen; -1 if none.

@@ -95,6 +95,7 @@ void record_init(struct run_record *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->qemu.nmi_injected_ms = -1;
+	r->console.not_kernel = -1;
 	r->cause.after = CAUSE_NONE;
 	r->timings.boot_to_armed = RECORD_NO_TIME;
 	r->timings.armed_to_panic = RECORD_NO_TIME;
@@ -264,6 +265,8 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_string_field(jw, "refused", r->console.refused);
 	jw_int_field(jw, "lines", r->console.lines);
 	jw_int_field(jw, "lines_cut", r->console.lines_cut);
+	if (r->console.not_kernel >= 0)
+		jw_int_field(jw, "not_kernel", r->console.not_kernel);
 	jw_end_object(jw);
 
 	jw_name(jw, "dump");
@@ -848,6 +851,8 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 		   &r->console.lines);
 	long_field(rd, console, "console", "lines_cut", OPTIONAL,
 		   &r->console.lines_cut);
+	long_field(rd, console, "console", "not_kernel", OPTIONAL,
+		   &r->console.not_kernel);
 
 	dump = object(rd, root, NULL, "dump", REQUIRED);
 	e = DUMP_NONE;

@@ -81,6 +81,11 @@ struct run_record {
 	struct {
 		char *panic_message, *capture_panic, *last_state, *refused;
 		long lines, lines_cut;
+		/* records not read for the cause on a console in syslog
+		 * format: not the kernel's own (facility other than LOG_KERN,
+		 * or no "<N>" at all); -1 on a plain console
+		 */
+		long not_kernel;
 	} console;
 	struct {
 		enum dump_state state;

@@ -565,10 +565,16 @@ static void console_line(struct guest *g, const char *line, size_t len)
 		set_stage(g, STAGE_CAPTURE,
 			  "the crash kernel is booting, vmcore-dmesg");
 	} else if (!had_panic && p->panic_msg[0]) {
-		char shown[300];
+		/* the guest's claim: root in it can write a record of the
+		 * kernel's facility straight to the console; the dump decides
+		 */
+		static const char claim[] = "the console says: ";
+		char shown[sizeof(claim) + 300];
 
 		fired(g);
-		escape_into(shown, sizeof(shown), p->panic_msg,
+		memcpy(shown, claim, sizeof(claim));
+		escape_into(shown + sizeof(claim) - 1,
+			    sizeof(shown) - sizeof(claim) + 1, p->panic_msg,
 			    strlen(p->panic_msg));
 		set_stage(g, STAGE_FIRE, shown);
 	}

@@ -682,6 +682,7 @@ enum collect_result collect_run(const struct collect_in *in,
 	set_guest_text(&rec->console.refused, g.refused[0] ? g.refused : NULL);
 	rec->console.lines = (long)g.console_lines;
 	rec->console.lines_cut = (long)g.lines_cut;
+	rec->console.not_kernel = g.syslog == 1 ? (long)g.not_kernel : -1;
 	rec->dump.stream_bytes = info.stream_bytes;
 	rec->dump.vmcore_bytes =
 		host_ok ? (unsigned long long)file_size(corepath) :

@@ -37,6 +37,7 @@ void guestlog_init(struct guest_progress *g)
 	memset(g, 0, sizeof(*g));
 	g->booted = g->crash_loaded = g->armed = g->panic = -1;
 	g->sysrq = g->nmi = -1;
+	g->syslog = -1;
 }
 
 void guestlog_result_line(struct guest_progress *g, const char *line,
@@ -92,11 +93,20 @@ static int oops_start(const char *msg, size_t len)
 
 /* One kernel log record's message (after its stamp). */
 static void console_record(struct guest_progress *g, const char *msg,
-			   size_t mlen, double stamp)
+			   size_t mlen, double stamp, int facility)
 {
 	size_t taglen;
 	int kind;
 
+	/* the first stamped record decides (text before it, such as the
+	 * firmware's, is no record)
+	 */
+	if (g->syslog < 0 && stamp >= 0)
+		g->syslog = facility >= 0;
+	if (g->syslog == 1 && facility != LOG_FACILITY_KERN) {
+		g->not_kernel++;
+		return;
+	}
 	kind = console_match(msg, mlen, SCOPE_LINE, &taglen);
 	if (kind == PAT_BOOT) {
 		g->boots++;
@@ -153,6 +163,7 @@ void guestlog_console_line(struct guest_progress *g, const char *line,
 	const char *p = line, *end = line + len, *msg;
 	double stamp;
 	size_t mlen;
+	int facility;
 
 	g->console_lines++;
 	if (len && line[len - 1] == '\r')
@@ -161,8 +172,8 @@ void guestlog_console_line(struct guest_progress *g, const char *line,
 	 * writes to it: a record may begin mid-line, after text a task left
 	 * without its newline. Each "[ seconds] " stamp begins one.
 	 */
-	while ((msg = console_next_record(p, end, &mlen, &stamp))) {
-		console_record(g, msg, mlen, stamp);
+	while ((msg = console_next_record(p, end, &mlen, &stamp, &facility))) {
+		console_record(g, msg, mlen, stamp, facility);
 		p = msg + mlen;
 	}
 }

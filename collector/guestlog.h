@@ -6,6 +6,10 @@
  * kernel that printed it: the first kernel, or the capture kernel once a
  * second "Command line:" shows that it booted.
  *
+ * On a console in syslog format (GUEST_CMDLINE_BASE) only the kernel's
+ * own records count: a line a task wrote to /dev/kmsg, or straight to the
+ * console, is not read for the cause.
+ *
  * Both are read one line at a time, so the cost is linear in the input and
  * nothing is cut: a line longer than GUESTLOG_LINE_MAX is scanned by its
  * first GUESTLOG_LINE_MAX bytes, and counted in lines_cut.
@@ -40,6 +44,13 @@ struct guest_progress {
 	/* a panic printed after the capture kernel booted: its own death */
 	char capture_panic[512];
 	unsigned long results_lines, console_lines, lines_cut;
+	/* The console's format, told by its first record, which the kernel
+	 * prints before any user space runs: 1 syslog (console_msg_format=
+	 * syslog: only records of facility LOG_KERN are read, the others
+	 * counted in not_kernel), 0 plain (every record is read), -1 none yet.
+	 */
+	int syslog;
+	unsigned long not_kernel;
 };
 
 void guestlog_init(struct guest_progress *g);

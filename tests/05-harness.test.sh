@@ -11,6 +11,7 @@ initrd=$build/guard-initramfs.cpio.gz
 
 t0=$(now_ms)
 rc=0
+watch_qemu "$out/console.log"
 boot_job "$initrd" sleep-forever 25 2>"$out/stderr.log" || rc=$?
 dt=$(($(now_ms) - t0))
 msg=$(grep 'did not finish' "$out/stderr.log" || true)
@@ -18,8 +19,7 @@ check harness.timeout_kills_qemu "exit $rc after $(fmt_ms "$dt"): ${msg:-no time
 	test "$rc" = 124 -a -n "$msg" -a "$dt" -lt 40000
 check harness.guest_was_running "the job had started: $(grep -c 'sleeping forever' "$out/results.txt") line(s)" \
 	grep -q 'sleeping forever' "$out/results.txt"
-left=$(qemu_on "$out/console.log")
-check harness.no_qemu_left "QEMU processes on this console: ${left:-none}" test -z "$left"
+no_qemu_left harness.no_qemu_left "$out/console.log"
 
 # bpk boot's kernel is a flavour of the build: a build without one stands
 # in for a missing kernel image

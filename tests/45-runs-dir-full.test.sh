@@ -51,6 +51,7 @@ chmod 755 "$wl"
 mount_tiny 520m
 t0=$(now_ms)
 rc=0
+watch_qemu "$runs/"
 "$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
 	--mem "$mem" --log-cap 1M --timeout "$timeout" --workload "$wl" >"$out/run.out" 2>"$out/run.err" &
 pid=$!
@@ -98,5 +99,4 @@ check full.dump_stream_kept "${stream:-no file starting with the makedumpfile si
 	test -n "$stream" -a -s "$stream"
 left=$(find "$runs" -maxdepth 1 -name '.staging-*' 2>/dev/null)
 check full.no_staging_dir_left "${left:-none}" test -z "$left"
-qemu=$(qemu_on "$runs/")
-check full.no_qemu_left "QEMU processes whose guest writes under $runs: ${qemu:-none}" test -z "$qemu"
+no_qemu_left full.no_qemu_left "$runs/"

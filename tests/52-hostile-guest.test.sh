@@ -4,11 +4,13 @@
 # cause, or fills the disk.
 #  1. hostile.sh (root in the guest): terminal escape sequences, \v and
 #     U+2028 "key=value" forgeries, the kernel's panic words written to
-#     /dev/kmsg, an escape sequence as its comm; then the real trigger.
-#     No raw ESC in bpk's output, report.txt or report.json (the escaped
-#     comm is there); no forged key in run.json or report.json; the dump
-#     decides the cause (the trigger) and the console's cause (the fake
-#     panic) is flagged, not believed.
+#     /dev/kmsg and straight to /dev/console, an escape sequence as its
+#     comm; then the real trigger. No raw ESC in bpk's output, report.txt
+#     or report.json (the escaped comm is there); no forged key in
+#     run.json or report.json; the /dev/kmsg line (facility LOG_USER) and
+#     the console line without a facility are not read; the one with a
+#     forged kernel facility is shown as the console's claim, the dump
+#     decides the cause (the trigger) and the disagreement is flagged.
 #  2. flood.sh: more output than --log-cap 1M keeps: console.log and the
 #     guest log cut at 1 MiB, the caps named in run.json, the run still
 #     dumped and reported.
@@ -57,8 +59,14 @@ check_field_match lies.vmlinux_not_forged "$run" guest.vmlinux '^/.*/vmlinux$'
 check_field lies.status_not_forged "$run" status success
 got=$(jq_ "$run/report.json" "[d['record']['guest']['vmlinux'] != '/tmp/evil', 'forged' not in [v for o in d['record'].values() if isinstance(o, dict) for v in o.values()] + list(d['record'].values()), d['record']['console']['last_state']]" 2>&1 || true)
 check lies.report_record_not_forged "$got" test "$got" = '[true, true, "armed"]'
-# the dump decides: the trigger, not the task's fake panic
+# the dump decides: the trigger, not the task's fake panic. The console's
+# panic is the forged kernel record: the two lines before it were skipped
 check_field lies.console_said_panic "$run" cause.run panic
+check_field lies.console_panic_is_the_forged_record "$run" console.panic_message "forged on the console"
+n=$(record_field "$run" console.not_kernel 2>&1 || true)
+check lies.not_kernel_records_counted "console.not_kernel: ${n:-none}" test "${n:-0}" -ge 2 2>/dev/null
+check_has lies.progress_says_claim "$(grep -m1 -F 'fire: ' "$out/lies.err" || true)" 'fire: the console says: forged on the console'
+check_has lies.first_look_says_claim "$(grep -m1 '^   cause:  ' "$out/lies.out" || true)" "panic: forged on the console (the console's claim; the dump says trigger)"
 check_field lies.dump_said_trigger "$run" cause.dump trigger
 check_field lies.not_confirmed "$run" cause.confirmed false
 got=$(jq_ "$run/report.json" "[d['cause']['run'], d['cause']['dump'], d['cause']['agree'], (d['panic'] or {}).get('message') or '']" 2>&1 || true)
@@ -109,6 +117,7 @@ check extent.disk_use_small "${used:-?} KiB in the run dir" test -n "$used" -a "
 # --- 4. zeros without end, a 384 MiB guest: the bound is 448 MiB (96M
 # reserved: 192M does not always find room beside the randomized kernel)
 rc=0
+watch_qemu "$out/"
 BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/endless" run syscall_errno syscall=openat \
 	errno=ENOENT comm=bpk-demo --mem 384M --crashkernel 96M --capture-append hostile=flood --no-reservation-check \
 	--timeout 600 >"$out/endless.out" 2>"$out/endless.err" || rc=$?
@@ -118,5 +127,4 @@ check_field_match endless.qemu_stopped_at_bound "$run" qemu.stopped_why 'dump.fl
 check_has endless.cap_named "$(record_field "$run" capped 2>&1 | tr '\n' ';' || true)" "dump.flat: 469762048 bytes kept of"
 size=$(find "${run:-/nonexistent}" -maxdepth 1 -name 'vmcore*' -printf '%s\n' 2>/dev/null | sort -n | tail -1)
 check endless.stream_cut_at_bound "largest vmcore* ${size:-none} bytes" test "${size:-0}" = 469762048
-left=$(qemu_on "$out/")
-check endless.no_qemu_left "QEMU under $out: ${left:-none}" test -z "$left"
+no_qemu_left endless.no_qemu_left "$out/"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# starts early: one of the longest scripts; the run ends sooner when it is not the last one left
+# starts early: 5 min on a slow 2-core machine, one of the longest scripts
 # Who blocked whom, on real hangs, on our kernel and on Debian's:
 # tests/hang/bpk_hang.ko (built out of tree against each: build.sh,
 # build-debian.sh) makes each case in the guest and prints the pids and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# starts early: one of the longest scripts; the run ends sooner when it is not the last one left
+# starts early: 4 min on a slow 2-core machine, one of the longest scripts
 # Your own trigger programs, through an installed bpk from outside the
 # clone (make install DESTDIR=... PREFIX=/usr, then from a directory of
 # the test's own):

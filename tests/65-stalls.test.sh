@@ -23,6 +23,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 fresh_out
 cd "$top"
+watch_qemu "$out/"
 
 # one NAME ARGS...: bpk run none ... filed under $out/NAME; sets run, rc
 one() {
@@ -94,5 +95,4 @@ report_cause rcu rcu_stall
 cpu=$(sed -n 's/.*rcu: *\t*\([0-9]*\)-.*: (.*/\1/p' "${run:-/nonexistent}/console.log" | head -1)
 named rcu rcu_stalling "$(json_value "${run:-/nonexistent}/report.json" "[c['pid'] for c in d['cpus'] if c['cpu'] == ${cpu:-99} and c['comm'] == 'workload'][0]" 2>/dev/null || true)"
 
-left=$(qemu_on "$out/")
-check stalls.no_qemu_left "QEMU under $out: ${left:-none}" test -z "$left"
+no_qemu_left stalls.no_qemu_left "$out/"

@@ -29,6 +29,7 @@ check live.bad.nothing_filed "runs: $(listing "$out/empty-runs")" test -z "$(lis
 # --- the run, in the background
 runs=$out/runs
 rc_file=$out/run.rc
+watch_qemu "$out/"
 ("$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=late-open \
 	--workload tests/live/late-open.sh --repeat 0 --timeout 400 >"$out/run.out" 2>&1
 echo $? >"$rc_file") &
@@ -109,5 +110,4 @@ drun=$(filed_runs "$druns" | grep -v -- '-live$' | tail -1)
 check live.debian.run_fired "exit $rc: $(grep -m1 -E 'error:|run filed' "$out/debian-run.out" || tail -1 "$out/debian-run.out")" \
 	test "$rc" = 0 -a -n "$drun" -a -s "${drun:-/nonexistent}/vmcore"
 
-left=$(qemu_on "$runs/")$(qemu_on "$druns/")
-check live.no_qemu_left "QEMU under $runs: ${left:-none}" test -z "$left"
+no_qemu_left live.no_qemu_left "$out/"

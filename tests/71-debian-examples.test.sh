@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# starts early: one of the longest scripts; the run ends sooner when it is not the last one left
+# starts early: 6 min on a slow 2-core machine, one of the longest scripts
 # Every tracing trigger's README example, run as written with --kernel debian
 # (bpk run ... --kernel debian): the stock kernel has no bpf_panic(), so the
 # trigger fires through the crash_kexec kfunc, Debian's vmlinuz as crash

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# starts early: one of the longest scripts; the run ends sooner when it is not the last one left
+# starts early: 14 min on a slow 2-core machine, one of the longest scripts
 # needs root: it fetches Debian kernels and their debug packages into the machine's cache, which the test user sees read-only
 # Any kernel the field runs, and which of them a behaviour is in.
 #  - bad --kernel values (an unknown release, a flavour the archive lacks,

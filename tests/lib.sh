@@ -159,6 +159,32 @@ qemu_on() {
 	pgrep -f -- "guest=bpk:$d" || true
 }
 
+# watch_qemu DIR: look for QEMU under DIR (qemu_on) every 0.2 s in the
+# background until no_qemu_left, keeping what it finds: the positive
+# control of that check
+watch_qemu() {
+	qemu_seen_file=$(mktemp "$out/.qemu-seen.XXXXXX")
+	(while :; do
+		qemu_on "$1" >>"$qemu_seen_file"
+		sleep 0.2
+	done) &
+	qemu_watch_pid=$!
+}
+
+# no_qemu_left NAME DIR: no QEMU is left under DIR, and the same probe did
+# see one there while the run went on (watch_qemu DIR, started before it):
+# a QEMU the probe cannot match (its -name changed) fails here instead of
+# passing as "none left"
+no_qemu_left() {
+	local name=$1 dir=$2 seen left
+	kill "${qemu_watch_pid:-0}" 2>/dev/null || true
+	wait "${qemu_watch_pid:-0}" 2>/dev/null || true
+	seen=$(sort -u "${qemu_seen_file:-/nonexistent}" 2>/dev/null | tr '\n' ' ')
+	left=$(qemu_on "$dir")
+	check "$name" "QEMU under $dir seen while it ran: ${seen:-none}; left: ${left:-none}" \
+		test -n "$seen" -a -z "$left"
+}
+
 # json_value FILE EXPR: EXPR (Python; d is the document) of the JSON file
 # FILE, as JSON text; "none" (python's error on stderr) when the file or
 # the expression cannot be read: the check that compares it fails, naming

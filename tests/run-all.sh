@@ -2,17 +2,17 @@
 # Run every test script given (default: tests/*.test.sh in name order) and
 # end with "N passed, N failed". A script that exits non-zero without having
 # printed a FAIL line counts as one failure, so a crash is never a pass;
-# so does one that reports fewer results than tests/expected-counts says it
-# has (an early exit after a failure would hide the checks after it), or
-# that has no count there.
+# so does one whose check names (its PASS and FAIL lines on stdout) are not
+# those tests/expected/NAME lists: one missing was skipped (an early exit
+# after a failure would hide the checks after it), one not listed is new.
 #
 # Scripts run BPK_TEST_JOBS at a time (default 2 on a machine of 2 cores or
 # more): a booted test keeps about one core busy (QEMU's TCG, then crash),
 # so two side by side nearly halve the wall time. Each script's output is
 # kept and printed whole when it ends. A script's header places it:
 #   "# runs first: WHY"   before every other, alone
-#   "# starts early: WHY" ahead of the rest (the longest ones, so that the
-#                         end is not one long script running by itself)
+#   "# starts early: N min, WHY" ahead of the rest, the longest first (so
+#                         that the end is not one long script alone)
 #   "# runs last: WHY"    after every other, alone
 set -euo pipefail
 
@@ -63,8 +63,10 @@ hand_over() {
 }
 passed=0 failed=0
 t_all=$(now_ms)
-expected=$here/expected-counts
-[[ -r $expected ]] || die "$expected: missing (a test script's least number of results, one NAME COUNT a line)"
+# tests/expected/NAME: the names of the checks script NAME reports, one a
+# line (BPK_TESTS_WRITE_EXPECTED=1 writes them from a run that passed)
+expected=$here/expected
+[[ -d $expected ]] || die "$expected: missing (the names of each script's checks)"
 jobs=${BPK_TEST_JOBS:-}
 if [[ -z $jobs ]]; then
 	jobs=1
@@ -86,8 +88,19 @@ rank() {
 	elif grep -q '^# runs last: ' "$1"; then echo 3
 	else echo 2; fi
 }
+# minutes SCRIPT: what its "# starts early: N min ..." line says it takes
+minutes() { sed -n 's/^# starts early: \([0-9]*\) min.*/\1/p' "$1" | head -1; }
 queue=()
 for r in 0 1 2 3; do
+	if ((r == 1)); then
+		# the longest first
+		while read -r _ s; do queue+=("$s"); done < <(
+			for s in "${scripts[@]}"; do
+				if [[ $(rank "$s") == 1 ]]; then echo "$(minutes "$s") $s"; fi
+			done | sort -s -k1,1nr
+		)
+		continue
+	fi
 	for s in "${scripts[@]}"; do
 		if [[ $(rank "$s") == "$r" ]]; then queue+=("$s"); fi
 	done
@@ -103,15 +116,23 @@ start() {
 	else
 		who=$test_user runner=("$here/as-user.sh" "$test_user" "$build_dir" bash)
 	fi
+	# $log: stdout and stderr as they came, to show; $log.out: stdout
+	# alone, where the results are read (a PASS some tool printed on
+	# stderr is not a result)
 	local log=$logs/$name.log
+	: >"$log"
 	if ((jobs == 1)); then
 		say "== $name (as $who)"
 		(
 			set -o pipefail
-			"${runner[@]}" "$s" 2>&1 </dev/null | tee "$log"
+			"${runner[@]}" "$s" </dev/null 2> >(tee -a "$log" >&2) | tee -a "$log" "$log.out"
 		) &
 	else
-		"${runner[@]}" "$s" >"$log" 2>&1 </dev/null &
+		(
+			set -o pipefail
+			# shellcheck disable=SC2094 # both append to $log, on purpose
+			"${runner[@]}" "$s" </dev/null 2>>"$log" | tee -a "$log" >"$log.out"
+		) &
 	fi
 	job_name[$!]=$name job_who[$!]=$who job_t0[$!]=$(now_ms) job_log[$!]=$log
 	running=$((running + 1))
@@ -131,9 +152,9 @@ finish() {
 		say "== $name (as $who)"
 		cat "$log"
 	fi
-	local p f want
-	p=$(grep -c '^PASS ' "$log" || true)
-	f=$(grep -c '^FAIL ' "$log" || true)
+	local p f list got missing extra
+	p=$(grep -c '^PASS ' "$log.out" || true)
+	f=$(grep -c '^FAIL ' "$log.out" || true)
 	if ((rc != 0 && f == 0)); then
 		echo "FAIL $name: script exited with status $rc without reporting a failure"
 		f=1
@@ -142,13 +163,29 @@ finish() {
 		echo "FAIL $name: script reported no result"
 		f=1
 	fi
-	want=$(awk -v n="$name" '$1 == n { print $2 }' "$expected")
-	if [[ -z $want ]]; then
-		echo "FAIL $name: no entry in $expected (its least number of results)"
+	# the names of its checks against the list of them: one missing was
+	# skipped (an early exit, a branch not taken), one not on the list is
+	# new and goes on it with the change that added it
+	list=$expected/$name
+	got=$(sed -n 's/^\(PASS\|FAIL\) \([^ ]*\): .*/\2/p' "$log.out" | LC_ALL=C sort -u)
+	if [[ ${BPK_TESTS_WRITE_EXPECTED:-} == 1 ]] && ((f == 0)); then
+		printf '%s\n' "$got" >"$list"
+		say "$list: written, $(wc -l <"$list") check names"
+	fi
+	if [[ ! -r $list ]]; then
+		echo "FAIL $name: no $list (the names of its checks, one a line)"
 		f=$((f + 1))
-	elif ((p + f < want)); then
-		echo "FAIL $name: $((p + f)) results, at least $want expected: checks were skipped"
-		f=$((f + 1))
+	else
+		missing=$(LC_ALL=C comm -23 <(LC_ALL=C sort -u "$list") <(printf '%s\n' "$got") | tr '\n' ' ')
+		extra=$(LC_ALL=C comm -13 <(LC_ALL=C sort -u "$list") <(printf '%s\n' "$got") | tr '\n' ' ')
+		if [[ -n $missing ]]; then
+			echo "FAIL $name: checks not reported (skipped): $missing"
+			f=$((f + 1))
+		fi
+		if [[ -n $extra ]]; then
+			echo "FAIL $name: checks not in $list: $extra"
+			f=$((f + 1))
+		fi
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
 	say "== $name: $p passed, $f failed in $(fmt_ms $(($(now_ms) - t0)))"

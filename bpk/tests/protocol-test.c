@@ -123,37 +123,51 @@ static void test_patterns(void)
 		const char *line;
 		int kind;
 		double stamp;
+		int facility;
 	} lines[] = {
 		{ "[    4.770852] Kernel panic - not syncing: bpf_panic trigger x fired",
-		  PAT_PANIC, 4.770852 },
-		{ "[    0.000000] Command line: console=ttyS0\r", PAT_BOOT, 0 },
+		  PAT_PANIC, 4.770852, -1 },
+		{ "[    0.000000] Command line: console=ttyS0\r", PAT_BOOT, 0, -1 },
 		{ "[   12.1] BUG: kernel NULL pointer dereference", PAT_OOPS,
-		  12.1 },
+		  12.1, -1 },
 		{ "[   12.1] WARNING: CPU: 0 PID: 1 at x.c:1", PAT_WARNING,
-		  12.1 },
-		{ "[   9.9] sysrq: Trigger a crash", PAT_SYSRQ, 9.9 },
+		  12.1, -1 },
+		{ "[   9.9] sysrq: Trigger a crash", PAT_SYSRQ, 9.9, -1 },
 		{ "[   1.5] ---[ end trace 0000000000000000 ]---",
-		  PAT_END_TRACE, 1.5 },
+		  PAT_END_TRACE, 1.5, -1 },
 		/* anchored: the words inside a line are not a panic */
 		{ "[    4.7] user says Kernel panic - not syncing: fake", -1,
-		  4.7 },
-		{ "echo Kernel panic - not syncing: fake", -1, -1 },
-		{ "no stamp Oops: ", -1, -1 },
+		  4.7, -1 },
+		{ "echo Kernel panic - not syncing: fake", -1, -1, -1 },
+		{ "no stamp Oops: ", -1, -1, -1 },
+		/* console_msg_format=syslog: the facility before the stamp */
+		{ "<0>[    4.7] Kernel panic - not syncing: x", PAT_PANIC, 4.7, 0 },
+		{ "<14>[    4.7] Kernel panic - not syncing: fake", PAT_PANIC,
+		  4.7, 1 },
+		{ "<191>[    4.7] Oops: ", PAT_OOPS, 4.7, 23 },
+		/* no stamp after it, too many digits, no digits: no prefix */
+		{ "<0>Kernel panic - not syncing: x", -1, -1, -1 },
+		{ "<123456789>[    4.7] Oops: ", -1, -1, -1 },
+		{ "<>[    4.7] Oops: ", -1, -1, -1 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
 		size_t mlen, tag;
 		double stamp;
-		const char *msg = console_message(
-			lines[i].line, strlen(lines[i].line), &mlen, &stamp);
+		int facility, want_facility = lines[i].facility;
+		const char *msg = console_message(lines[i].line,
+						  strlen(lines[i].line), &mlen,
+						  &stamp, &facility);
 		int kind = console_match(msg, mlen, SCOPE_LINE, &tag);
 		char name[64];
 
 		snprintf(name, sizeof(name), "patterns.line%zu", i);
-		check(name, kind == lines[i].kind && stamp == lines[i].stamp,
-		      "%s: kind %d (want %d), stamp %g (want %g)",
+		check(name,
+		      kind == lines[i].kind && stamp == lines[i].stamp &&
+			      facility == want_facility,
+		      "%s: kind %d (want %d), stamp %g (want %g), facility %d (want %d)",
 		      vis(lines[i].line), kind, lines[i].kind, stamp,
-		      lines[i].stamp);
+		      lines[i].stamp, facility, want_facility);
 	}
 	{
 		const char *m = "sysrq triggered crash";
@@ -183,15 +197,38 @@ static void test_patterns(void)
 		char got[512] = "";
 		size_t mlen, used = 0;
 		double st;
+		int fac;
 
-		while ((m = console_next_record(p, end, &mlen, &st))) {
+		while ((m = console_next_record(p, end, &mlen, &st, &fac))) {
 			used += (size_t)snprintf(got + used, sizeof(got) - used,
-						 "<%.*s|%g>", (int)mlen, m, st);
+						 "<%.*s|%g|%d>", (int)mlen, m,
+						 st, fac);
 			p = m + mlen;
 		}
 		check("patterns.records_mid_line",
 		      !strcmp(got,
-			      "<flood 12 xxx|-1><Kernel panic - not syncing: bpf_panic trigger t fired|7.1><next|7.2>"),
+			      "<flood 12 xxx|-1|-1><Kernel panic - not syncing: bpf_panic trigger t fired|7.1|-1><next|7.2|-1>"),
+		      "%s", got);
+	}
+	{
+		/* in syslog format a record starts at its "<N>" */
+		const char *line =
+			"task text<14>[    7.000000] Kernel panic - not syncing: fake<0>[    7.100000] Kernel panic - not syncing: real";
+		const char *p = line, *end = line + strlen(line), *m;
+		char got[512] = "";
+		size_t mlen, used = 0;
+		double st;
+		int fac;
+
+		while ((m = console_next_record(p, end, &mlen, &st, &fac))) {
+			used += (size_t)snprintf(got + used, sizeof(got) - used,
+						 "<%.*s|%g|%d>", (int)mlen, m,
+						 st, fac);
+			p = m + mlen;
+		}
+		check("patterns.records_syslog",
+		      !strcmp(got,
+			      "<task text|-1|-1><Kernel panic - not syncing: fake|7|1><Kernel panic - not syncing: real|7.1|0>"),
 		      "%s", got);
 	}
 	check("patterns.table_loaded", n_console_patterns >= 10,
@@ -323,8 +360,9 @@ static void test_qemu_argv(void)
 	      "qmp %s",
 	      has_arg(&a, "socket,id=qmp,fd=21") ? "fd 21" : "missing");
 	check("qemu.append_base",
-	      has_arg(&a, "console=ttyS0 panic=-1 bpk.job=appliance"), "%s",
-	      "console=ttyS0 panic=-1 + the guest's words");
+	      has_arg(&a, GUEST_CMDLINE_BASE " bpk.job=appliance") &&
+		      strstr(GUEST_CMDLINE_BASE, "console_msg_format=syslog"),
+	      "%s", GUEST_CMDLINE_BASE " + the guest's words");
 	check("qemu.extra_last", a.n >= 2 && !strcmp(a.v[a.n - 2], "-virtfs"),
 	      "last two: %s %s", a.n >= 2 ? a.v[a.n - 2] : "?",
 	      a.n >= 1 ? a.v[a.n - 1] : "?");
