@@ -19,6 +19,13 @@
 #     run dir stays small.
 #  4. A capture step that sends zeros without end: QEMU stopped at the
 #     bound (guest memory + 64 MiB), dump.flat cut there, named.
+#  5. The failure paths, each with a terminal escape in the guest's text:
+#     a forged "refused" state, an interrupt at a forged state, an oops
+#     line with the kernel's facility and nothing crashing, a capture
+#     kernel that "panics" and falls silent (the host's dump), a capture
+#     status record of escapes. The text arrives escaped (in bpk's error,
+#     bpk show, run.json), and no raw ESC reaches the terminal or the
+#     record.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +56,7 @@ run=$(filed_runs "$out/lies" | tail -1)
 check lies.filed "exit $rc, run ${run:-none}" test -n "$run" -a -s "${run:-/nonexistent}/vmcore"
 cat "$out/lies.out" "$out/lies.err" >"$out/lies.all"
 no_raw_esc lies.terminal_clean "$out/lies.all"
-check_has lies.terminal_shows_escaped "$(grep -m1 -F 'forged by a task' "$out/lies.all" || true)" 'forged by a task \x1b]0;t\x07'
+check_has lies.terminal_shows_escaped "$(grep -m1 -F 'EVIL' "$out/lies.all" || true)" '\x1b[31mEVIL'
 no_raw_esc lies.report_txt_clean "${run:-/nonexistent}/report.txt"
 no_raw_esc lies.report_json_clean "${run:-/nonexistent}/report.json"
 no_raw_esc lies.record_clean "${run:-/nonexistent}/run.json"
@@ -65,7 +72,8 @@ check_field lies.console_said_panic "$run" cause.run panic
 check_field lies.console_panic_is_the_forged_record "$run" console.panic_message "forged on the console"
 n=$(record_field "$run" console.not_kernel 2>&1 || true)
 check lies.not_kernel_records_counted "console.not_kernel: ${n:-none}" test "${n:-0}" -ge 2 2>/dev/null
-check_has lies.progress_says_claim "$(grep -m1 -F 'fire: ' "$out/lies.err" || true)" 'fire: the console says: forged on the console'
+check_has lies.progress_says_claim "$(grep -m1 -F 'fire: the console says' "$out/lies.err" || grep -F 'fire: ' "$out/lies.err" | tail -1)" \
+	'fire: the console says: forged on the console'
 check_has lies.first_look_says_claim "$(grep -m1 '^   cause:  ' "$out/lies.out" || true)" "panic: forged on the console (the console's claim; the dump says trigger)"
 check_field lies.dump_said_trigger "$run" cause.dump trigger
 check_field lies.not_confirmed "$run" cause.confirmed false
@@ -128,3 +136,84 @@ check_has endless.cap_named "$(record_field "$run" capped 2>&1 | tr '\n' ';' || 
 size=$(find "${run:-/nonexistent}" -maxdepth 1 -name 'vmcore*' -printf '%s\n' 2>/dev/null | sort -n | tail -1)
 check endless.stream_cut_at_bound "largest vmcore* ${size:-none} bytes" test "${size:-0}" = 469762048
 no_qemu_left endless.no_qemu_left "$out/"
+
+# --- 5. the failure paths: guest bytes in the error bpk prints, the
+# progress line, run.json and the report, when a run does not end well.
+# Each case checks that the guest's text got there (escaped), so that the
+# path was really taken, and that no raw ESC did.
+pwned='\x1b]0;PWNED\x07'
+# clean NAME RUN: no raw ESC in bpk's output (the progress line and the
+# error are on stderr) or the run's record
+clean() {
+	cat "$out/$1.out" "$out/$1.err" >"$out/$1.all"
+	no_raw_esc "$1.terminal_clean" "$out/$1.all"
+	no_raw_esc "$1.record_clean" "${2:-/nonexistent}/run.json"
+}
+# escaped NAME TEXT: TEXT (an error line, a field) shows the guest's
+# escape sequence escaped
+escaped() { check_has "$1" "$2" "$pwned"; }
+
+# 5a. a forged "refused" state, its reason the escapes
+rc=0
+"$bpk" --runs "$out/refused" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
+	--workload tests/hostile/refuse.sh --timeout 240 >"$out/refused.out" 2>"$out/refused.err" || rc=$?
+run=$(filed_runs "$out/refused" | tail -1)
+check refused.filed_failed "exit $rc, run ${run:-none}" test "$rc" != 0 -a -n "$run"
+escaped refused.error_escaped "$(grep -m1 'error:' "$out/refused.err" || true)"
+escaped refused.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
+clean refused "$run"
+
+# 5b. interrupted at a forged state whose name is the escapes
+runs=$out/interrupted
+"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
+	--workload tests/hostile/last-state.sh --timeout 400 >"$out/interrupted.out" 2>"$out/interrupted.err" &
+pid=$!
+for _ in $(seq 1 900); do
+	grep -qs 'forged-state' "$runs"/.staging-*/results.txt && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.2
+done
+seen=$(grep -as 'forged-state' "$runs"/.staging-*/results.txt | head -1 | cat -v)
+kill -INT "$pid" 2>/dev/null || true
+rc=0
+wait "$pid" || rc=$?
+run=$(filed_runs "$runs" | tail -1)
+check interrupted.filed "exit $rc after the forged state (${seen:-never seen}), run ${run:-none}" \
+	test "$rc" = 130 -a -n "$seen" -a -n "$run"
+escaped interrupted.show_escaped "$("$bpk" show "${run:-/nonexistent}" --field reason 2>&1 || true)"
+escaped interrupted.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
+clean interrupted "$run"
+
+# 5c. an oops line with the kernel's facility and the escapes, straight to
+# the console, and nothing crashes
+rc=0
+"$bpk" --runs "$out/oops" run none --workload tests/hostile/oops-line.sh --timeout 240 \
+	>"$out/oops.out" 2>"$out/oops.err" || rc=$?
+run=$(filed_runs "$out/oops" | tail -1)
+check oops.filed_failed "exit $rc, run ${run:-none}" test "$rc" != 0 -a -n "$run"
+escaped oops.error_escaped "$(grep -m1 'error:' "$out/oops.err" || true)"
+escaped oops.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
+clean oops "$run"
+
+# 5d. the capture kernel "panics" with the escapes, then falls silent:
+# the host takes the dump, and the report quotes the capture panic
+rc=0
+BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/cpanic" run syscall_errno syscall=openat \
+	errno=ENOENT comm=bpk-demo --capture-append hostile=panic --timeout 300 \
+	>"$out/cpanic.out" 2>"$out/cpanic.err" || rc=$?
+run=$(filed_runs "$out/cpanic" | tail -1)
+check cpanic.filed "exit $rc, run ${run:-none}" test -n "$run"
+escaped cpanic.capture_panic_escaped "$(record_field "$run" console.capture_panic 2>&1 || true)"
+clean cpanic "$run"
+no_raw_esc cpanic.report_txt_clean "${run:-/nonexistent}/report.txt"
+no_raw_esc cpanic.report_json_clean "${run:-/nonexistent}/report.json"
+
+# 5e. a capture status record of escapes, and no dump
+rc=0
+BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/cstatus" run syscall_errno syscall=openat \
+	errno=ENOENT comm=bpk-demo --capture-append hostile=status --timeout 300 \
+	>"$out/cstatus.out" 2>"$out/cstatus.err" || rc=$?
+run=$(filed_runs "$out/cstatus" | tail -1)
+check cstatus.filed_failed "exit $rc, run ${run:-none}" test "$rc" != 0 -a -n "$run"
+escaped cstatus.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
+clean cstatus "$run"

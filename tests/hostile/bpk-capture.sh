@@ -6,7 +6,10 @@
 #   extent  a whole flattened stream whose one record sits 8 TiB out (a
 #           vmcore rebuilt from it would be an 8 TiB sparse file)
 #   flood   zeros, without end, past any bound
-# then a status record that says success, and powers off.
+# then a status record that says success, and powers off; or
+#   panic   no dump: a panic line with the kernel's facility and terminal
+#           escapes on the console, then silence (the host takes the dump)
+#   status  no dump: a status record whose fields are terminal escapes
 # shellcheck disable=SC1091
 [ -n "${bpk_lib_loaded:-}" ] || . /usr/lib/bpk/bpk-lib.sh
 mode=
@@ -34,6 +37,15 @@ extent)
 	;;
 flood)
 	cat /dev/zero >"$dump"
+	;;
+panic)
+	printf '<0>[    1.000000] Kernel panic - not syncing: \033]0;PWNED\007\033[2Jforged capture panic\n' >/dev/console
+	sleep 600
+	;;
+status)
+	printf 'status=\033]0;PWNED\007failed\nfailed_step=\033[2Jstep\nfailed_rc=\033[31m7\nend\n' >"$status"
+	echo o >/proc/sysrq-trigger
+	sleep 30
 	;;
 esac
 printf 'status=success\ndmesg_rc=0\nmakedumpfile_rc=0\nmakedumpfile_opts=hostile\ncapture_started=1\ndmesg_done=1\ndump_done=2\nend\n' >"$status"
