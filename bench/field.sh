@@ -60,7 +60,7 @@ field_bench() {
 			--runs "$work/pystart" --no-report --timeout 300 >"$work/run.out" 2>&1 ||
 			{ tail -3 "$work/run.out" >&2; die "python start run failed"; }
 		r=$(newest_run "$work/pystart")
-		line=$(grep -m1 '^PYSTART ' "$r/guest.log") || die "$r/guest.log: no PYSTART line"
+		line=$(grep -m1 '^PYSTART ' "$r/workload.log") || die "$r/workload.log: no PYSTART line"
 		first+=("$(sed -n 's/.*first=\([0-9.]*\).*/\1/p' <<<"$line")")
 		second+=("$(sed -n 's/.*second=\([0-9.]*\).*/\1/p' <<<"$line")")
 		line=$("$here/guest/pystart.sh") || die "pystart.sh on the host failed"

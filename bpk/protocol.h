@@ -19,9 +19,19 @@
 #define PORT_DUMP "dump" /* makedumpfile -F: the flattened dump stream */
 #define PORT_STATUS "status" /* the capture step's key=value record */
 #define PORT_CONTROL "control" /* host to guest: a restored attempt's run */
+/* the workload's stdout and stderr: its own channel, never read as states */
+#define PORT_WORKLOAD "workload"
 
 /* "BPK-STATE <state> t=<uptime> [k=v ...]" on the results port */
 #define STATE_PREFIX "BPK-STATE "
+
+/* "BPK-WORKLOAD t=<uptime> run=N" on the results port: the job starts the
+ * workload. Not a state (the last state stays "armed"): from here on the
+ * job itself says only not-fired or dry-run-done, so any other state is
+ * the guest's user space claiming one (its output has a port of its own,
+ * so only root taking the results port could send it).
+ */
+#define WORKLOAD_PREFIX "BPK-WORKLOAD "
 /* The host's dump of the guest (QMP dump-guest-memory, kdump-compressed),
  * in the staging dir, when the capture kernel could not make one.
  */

@@ -27,6 +27,7 @@ static const char *const port_names[S_NSTREAMS] = {
 	[S_DMESG] = PORT_DMESG,
 	[S_DUMP] = PORT_DUMP,
 	[S_STATUS] = PORT_STATUS,
+	[S_WORKLOAD] = PORT_WORKLOAD,
 };
 
 void qemu_argv(const struct qemu_setup *s, const struct guest *g,

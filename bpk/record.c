@@ -153,6 +153,7 @@ void record_free(struct run_record *r)
 		&r->console.capture_panic,
 		&r->console.last_state,
 		&r->console.refused,
+		&r->console.claimed,
 		&r->dump.makedumpfile_opts,
 		&r->dump.path,
 		&r->dump.path_why,
@@ -267,6 +268,10 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_int_field(jw, "lines_cut", r->console.lines_cut);
 	if (r->console.not_kernel >= 0)
 		jw_int_field(jw, "not_kernel", r->console.not_kernel);
+	if (r->console.claims > 0) {
+		jw_int_field(jw, "claims", r->console.claims);
+		jw_string_field(jw, "claimed", r->console.claimed);
+	}
 	jw_end_object(jw);
 
 	jw_name(jw, "dump");
@@ -853,6 +858,10 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 		   &r->console.lines_cut);
 	long_field(rd, console, "console", "not_kernel", OPTIONAL,
 		   &r->console.not_kernel);
+	long_field(rd, console, "console", "claims", OPTIONAL,
+		   &r->console.claims);
+	string(rd, console, "console", "claimed", OPTIONAL,
+	       &r->console.claimed);
 
 	dump = object(rd, root, NULL, "dump", REQUIRED);
 	e = DUMP_NONE;

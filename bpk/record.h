@@ -86,6 +86,12 @@ struct run_record {
 		 * or no "<N>" at all); -1 on a plain console
 		 */
 		long not_kernel;
+		/* state lines after the workload started that the job does
+		 * not send then: the guest's user space claiming them, not
+		 * acted on; the first of them
+		 */
+		long claims;
+		char *claimed;
 	} console;
 	struct {
 		enum dump_state state;

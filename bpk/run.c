@@ -111,7 +111,7 @@ static void usage_run(void)
 	       "  --capture-append STR   more words for the crash kernel's (no commas)\n"
 	       "  --kexec-checks         load the crash kernel with kexec's SHA-256 checks\n"
 	       "  --qemu-arg ARG         pass ARG to QEMU (repeatable)\n"
-	       "  --log-cap SIZE         keep at most SIZE of the console, guest log, dmesg (64M)\n"
+	       "  --log-cap SIZE         keep at most SIZE of the console, guest and workload logs, dmesg (64M)\n"
 	       "  --no-build             do not bring the build up to date first (make)\n"
 	       "  --runs DIR             where the run is filed (BPK_RUNS, runs/)\n"
 	       "  -q, --quiet            print only the run directory\n"
@@ -2187,7 +2187,7 @@ static void check_room(const struct run_opts *o)
 void run_caps(struct guest *g, long long mem, long long log_cap)
 {
 	g->cap[S_CONSOLE] = g->cap[S_RESULTS] = g->cap[S_DMESG] =
-		(uint64_t)log_cap;
+		g->cap[S_WORKLOAD] = (uint64_t)log_cap;
 	/* the capture step's record is a few lines */
 	g->cap[S_STATUS] = 1 << 20;
 	g->cap[S_DUMP] = (uint64_t)(mem + DUMP_SLACK);

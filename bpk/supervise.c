@@ -52,7 +52,7 @@ enum tag {
 static const char *const stream_file[S_NSTREAMS] = {
 	[S_CONSOLE] = "console.log", [S_RESULTS] = "results.txt",
 	[S_DMESG] = "dmesg.txt",     [S_DUMP] = "dump.flat",
-	[S_STATUS] = "status.txt",
+	[S_STATUS] = "status.txt",  [S_WORKLOAD] = "workload.txt",
 };
 
 static const char *const stage_names[] = {
@@ -584,10 +584,19 @@ static void results_line(struct guest *g, const char *line, size_t len)
 {
 	struct guest_progress *p = &g->progress;
 	size_t n = strlen(STATE_PREFIX);
+	unsigned long claims = p->claims;
 
 	guestlog_result_line(p, line, len);
 	if (len <= n || memcmp(line, STATE_PREFIX, n))
 		return;
+	if (p->claims != claims) {
+		char shown[300];
+
+		escape_into(shown, sizeof(shown), line, len);
+		p_info("a state from the guest's user space, after the workload started, not acted on: %s",
+		       shown);
+		return;
+	}
 	if (!strcmp(p->last_state, STATE_BOOTED)) {
 		set_stage(g, STAGE_ARM,
 			  "loading the crash kernel, arming the trigger");

@@ -23,6 +23,7 @@ enum stream_id {
 	S_DMESG, /* port dmesg: dmesg.txt */
 	S_DUMP, /* port dump: dump.flat */
 	S_STATUS, /* port status: status.txt */
+	S_WORKLOAD, /* port workload: workload.txt */
 	S_NSTREAMS,
 };
 

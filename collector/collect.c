@@ -657,7 +657,8 @@ enum collect_result collect_run(const struct collect_in *in,
 	}
 	if (rename_in_stage(&c, "results.txt", "guest.log") ||
 	    rename_in_stage(&c, "dmesg.txt", "vmcore-dmesg.txt") ||
-	    rename_in_stage(&c, "status.txt", "capture-status.txt"))
+	    rename_in_stage(&c, "status.txt", "capture-status.txt") ||
+	    rename_in_stage(&c, "workload.txt", "workload.log"))
 		goto out;
 
 	if (reserve_run_dir(&c))
@@ -683,6 +684,8 @@ enum collect_result collect_run(const struct collect_in *in,
 	rec->console.lines = (long)g.console_lines;
 	rec->console.lines_cut = (long)g.lines_cut;
 	rec->console.not_kernel = g.syslog == 1 ? (long)g.not_kernel : -1;
+	rec->console.claims = (long)g.claims;
+	set_guest_text(&rec->console.claimed, g.claims ? g.claimed : NULL);
 	rec->dump.stream_bytes = info.stream_bytes;
 	rec->dump.vmcore_bytes =
 		host_ok ? (unsigned long long)file_size(corepath) :

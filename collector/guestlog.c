@@ -38,6 +38,7 @@ void guestlog_init(struct guest_progress *g)
 	g->booted = g->crash_loaded = g->armed = g->panic = -1;
 	g->sysrq = g->nmi = -1;
 	g->syslog = -1;
+	g->workload = -1;
 }
 
 void guestlog_result_line(struct guest_progress *g, const char *line,
@@ -50,10 +51,36 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 	double up = -1;
 
 	g->results_lines++;
+	if (len >= strlen(WORKLOAD_PREFIX) &&
+	    !strncmp(line, WORKLOAD_PREFIX, strlen(WORKLOAD_PREFIX))) {
+		if (g->workload < 0) {
+			char num[32];
+
+			v = word_after(line, len, " t=", &vlen);
+			if (!v)
+				v = line + len, vlen = 0;
+			copy_field(num, sizeof(num), v, vlen);
+			g->workload = vlen ? strtod(num, NULL) : 0;
+		}
+		return;
+	}
 	if (len <= strlen(STATE_PREFIX) ||
 	    strncmp(line, STATE_PREFIX, strlen(STATE_PREFIX)))
 		return;
 	sp = memchr(state, ' ', (size_t)(end - state));
+	if (g->workload >= 0) {
+		size_t slen = (size_t)((sp ? sp : end) - state);
+
+		if (!((slen == strlen(STATE_NOT_FIRED) &&
+		       !memcmp(state, STATE_NOT_FIRED, slen)) ||
+		      (slen == strlen(STATE_DRY_DONE) &&
+		       !memcmp(state, STATE_DRY_DONE, slen)))) {
+			if (!g->claims++)
+				copy_field(g->claimed, sizeof(g->claimed),
+					   line, len);
+			return;
+		}
+	}
 	copy_field(g->last_state, sizeof(g->last_state), state,
 		   (size_t)((sp ? sp : end) - state));
 	v = word_after(line, len, " t=", &vlen);

@@ -51,6 +51,14 @@ struct guest_progress {
 	 */
 	int syslog;
 	unsigned long not_kernel;
+	/* "BPK-WORKLOAD": the job started the workload (its uptime, -1:
+	 * never); a state after it other than the job's own not-fired or
+	 * dry-run-done is the guest's user space claiming it: counted in
+	 * claims, the first kept in claimed, and acted on as nothing
+	 */
+	double workload;
+	unsigned long claims;
+	char claimed[256];
 };
 
 void guestlog_init(struct guest_progress *g);

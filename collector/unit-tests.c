@@ -419,6 +419,25 @@ static void test_untrusted_lines(void)
 	check(g.boots == 2 && !strcmp(g.panic_msg, "real") &&
 		      !strcmp(g.capture_panic, "capture died"),
 	      "guestlog.syslog_boots", detail);
+	/* after "BPK-WORKLOAD" the job sends only not-fired or dry-run-done:
+	 * another state is the guest's user space claiming it, not acted on
+	 */
+	guestlog_scan("BPK-STATE armed t=2.0 trigger=x action=bpf_panic\n"
+		      "BPK-WORKLOAD t=2.1 runs=1\n"
+		      "BPK-STATE refused t=2.2 reason=claimed\n"
+		      "BPK-STATE armed t=2.3 trigger=y\n"
+		      "BPK-STATE not-fired t=3.0 runs=1\n",
+		      "", &g);
+	snprintf(detail, sizeof(detail),
+		 "workload at %.1f, last state '%s', refused '%s', %lu claims, first '%s'",
+		 g.workload, g.last_state, g.refused, g.claims, g.claimed);
+	check(g.workload == 2.1 && !strcmp(g.last_state, "not-fired") &&
+		      !g.refused[0] && g.claims == 2 &&
+		      !strcmp(g.claimed,
+			      "BPK-STATE refused t=2.2 reason=claimed") &&
+		      g.armed == 2.0,
+	      "guestlog.claims_after_workload", detail);
+
 	/* a plain console (a kernel without the option): every record */
 	guestlog_scan("", "[    0.0] Command line: a\r\n"
 			  "[    3.0] Kernel panic - not syncing: plain\r\n",

@@ -52,16 +52,18 @@ if [[ -z $run || ! -r $run/report.txt ]]; then
 	fail disarm.on_again.report "exit $rc, no report: $(grep -m1 'error:' "$out/on.out" || tail -1 "$out/on.out")"
 	exit 0
 fi
-check disarm.on_again.refused_first "$(grep -m1 ' refused: ' "$run/guest.log" || echo 'no refused line')" \
-	grep -qxF "$(refused_line 1)" "$run/guest.log"
-check disarm.on_again.still_refused_after_1 "$(grep ' refused: ' "$run/guest.log" | sed -n 2p | grep . || echo 'no second refused line')" \
-	grep -qxF "$(refused_line 2)" "$run/guest.log"
-armed=$(grep -c '^armed syscall_errno (bpf_panic) ' "$run/guest.log" || true)
-check disarm.on_again.rearm_reloaded "$armed armed lines: $(grep '^armed ' "$run/guest.log" | tr '\n' ';')" \
+# the workload's triggerctl lines are in its own log; the job armed first
+wl=$run/workload.log
+check disarm.on_again.refused_first "$(grep -m1 ' refused: ' "$wl" || echo 'no refused line')" \
+	grep -qxF "$(refused_line 1)" "$wl"
+check disarm.on_again.still_refused_after_1 "$(grep ' refused: ' "$wl" | sed -n 2p | grep . || echo 'no second refused line')" \
+	grep -qxF "$(refused_line 2)" "$wl"
+armed=$(cat "$run/guest.log" "$wl" | grep -c '^armed syscall_errno (bpf_panic) ' || true)
+check disarm.on_again.rearm_reloaded "$armed armed lines: $(cat "$run/guest.log" "$wl" | grep '^armed ' | tr '\n' ';')" \
 	test "$armed" = 2
 check disarm.on_again.panicked "exit $rc; $(grep -m1 '^PANIC:' "$run/report.txt" || echo 'no PANIC line')" \
 	grep -qx 'PANIC: "Kernel panic - not syncing: bpf_panic trigger syscall_errno fired: '"$args"'"' "$run/report.txt"
 rec=$(sed -n '/^== Fire record (read from the vmcore/,/^$/p' "$run/report.txt")
 check disarm.on_again.record_is_the_reloaded_one "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -s ' \n' ' ')" \
 	test "$(grep -E '^ +(hit|refused|refused_ret)=' <<<"$rec" | tr -d ' ' | sort | tr '\n' ' ')" = "hit=1 refused=0 "
-check_file_lacks disarm.on_again.survived_no_line "$run/guest.log" 'still alive after the provocation that follows rearm'
+check_file_lacks disarm.on_again.survived_no_line "$wl" 'still alive after the provocation that follows rearm'

@@ -12,15 +12,18 @@
 #     forged kernel facility is shown as the console's claim, the dump
 #     decides the cause (the trigger) and the disagreement is flagged.
 #  2. flood.sh: more output than --log-cap 1M keeps: console.log and the
-#     guest log cut at 1 MiB, the caps named in run.json, the run still
+#     workload log cut at 1 MiB, the caps named in run.json, the run still
 #     dumped and reported.
 #  3. A capture step that sends one record 8 TiB out: refused as beyond the
 #     guest's memory, kept as evidence (vmcore.flat), no vmcore made; the
 #     run dir stays small.
 #  4. A capture step that sends zeros without end: QEMU stopped at the
 #     bound (guest memory + 64 MiB), dump.flat cut there, named.
-#  5. The failure paths, each with a terminal escape in the guest's text:
-#     a forged "refused" state, an interrupt at a forged state, an oops
+#  5. The workload's output is no state: a "refused" line it prints is kept
+#     in workload.log, and the run is not filed as refused. The failure
+#     paths, each with a terminal escape in the guest's text (a lying
+#     appliance job, a lying capture step, a line straight to the console):
+#     a refusal, an interrupt at a state so named, an oops
 #     line with the kernel's facility and nothing crashing, a capture
 #     kernel that "panics" and falls silent (the host's dump), a capture
 #     status record of escapes. The text arrives escaped (in bpk's error,
@@ -94,7 +97,7 @@ size=$(stat -c %s "${run:-/nonexistent}/console.log" 2>/dev/null || echo none)
 check flood.console_cut_at_cap "console.log $size bytes" test "$size" = 1048576
 capped=$(record_field "$run" capped 2>&1 | tr '\n' ';' || true)
 check_has flood.cap_named "$capped" "console.log: 1048576 bytes kept of"
-check_has flood.guest_log_cap_named "$capped" "results.txt: 1048576 bytes kept of"
+check_has flood.workload_log_cap_named "$capped" "workload.txt: 1048576 bytes kept of"
 check_has flood.said_on_stderr "$(grep -m1 'console.log: the guest sent more than 1048576 bytes' "$out/flood.err" || true)" "the rest is not kept"
 check_field flood.cause_from_dump "$run" cause.dump trigger
 
@@ -153,20 +156,39 @@ clean() {
 # escape sequence escaped
 escaped() { check_has "$1" "$2" "$pwned"; }
 
-# 5a. a forged "refused" state, its reason the escapes
+# 5a. the workload prints a "refused" state: its own port, no state
 rc=0
-"$bpk" --runs "$out/refused" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
-	--workload tests/hostile/refuse.sh --timeout 240 >"$out/refused.out" 2>"$out/refused.err" || rc=$?
+"$bpk" --runs "$out/wlstate" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
+	--workload tests/hostile/refuse.sh --timeout 240 >"$out/wlstate.out" 2>"$out/wlstate.err" || rc=$?
+run=$(filed_runs "$out/wlstate" | tail -1)
+check wlstate.not_a_state "exit $rc, run ${run:-none}: $(record_field "$run" reason 2>&1 || true)" \
+	test "$rc" = 1 -a -n "$run" -a "$(record_field "$run" console.last_state 2>&1)" = not-fired
+check_file_has wlstate.kept_in_workload_log "${run:-/nonexistent}/workload.log" '^BPK-STATE refused'
+check_file_lacks wlstate.not_in_guest_log "${run:-/nonexistent}/guest.log" 'forged refusal'
+clean wlstate "$run"
+
+# a lying appliance job in our root image (a later cpio entry wins)
+mkdir -p "$out/hostile-job/etc/bpk/jobs"
+cp tests/hostile/job.sh "$out/hostile-job/etc/bpk/jobs/appliance"
+(cd "$out/hostile-job" && find etc | LC_ALL=C sort | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 >"$out/job.cpio.gz"
+cat "$build/appliance/root.cpio.gz" "$out/job.cpio.gz" >"$out/root-job.cpio.gz"
+
+# 5b. the guest refuses, its reason the escapes
+rc=0
+BPK_ROOT_IMG=$out/root-job.cpio.gz "$bpk" --runs "$out/refused" run syscall_errno syscall=openat \
+	errno=ENOENT comm=hostile-fire --append hostile_job=refuse --timeout 240 \
+	>"$out/refused.out" 2>"$out/refused.err" || rc=$?
 run=$(filed_runs "$out/refused" | tail -1)
 check refused.filed_failed "exit $rc, run ${run:-none}" test "$rc" != 0 -a -n "$run"
 escaped refused.error_escaped "$(grep -m1 'error:' "$out/refused.err" || true)"
 escaped refused.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
 clean refused "$run"
 
-# 5b. interrupted at a forged state whose name is the escapes
+# 5c. interrupted at a state whose name is the escapes
 runs=$out/interrupted
-"$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=hostile-fire \
-	--workload tests/hostile/last-state.sh --timeout 400 >"$out/interrupted.out" 2>"$out/interrupted.err" &
+BPK_ROOT_IMG=$out/root-job.cpio.gz "$bpk" --runs "$runs" run syscall_errno syscall=openat \
+	errno=ENOENT comm=hostile-fire --append hostile_job=state --timeout 400 \
+	>"$out/interrupted.out" 2>"$out/interrupted.err" &
 pid=$!
 for _ in $(seq 1 900); do
 	grep -qs 'forged-state' "$runs"/.staging-*/results.txt && break
@@ -178,13 +200,13 @@ kill -INT "$pid" 2>/dev/null || true
 rc=0
 wait "$pid" || rc=$?
 run=$(filed_runs "$runs" | tail -1)
-check interrupted.filed "exit $rc after the forged state (${seen:-never seen}), run ${run:-none}" \
+check interrupted.filed "exit $rc after the state (${seen:-never seen}), run ${run:-none}" \
 	test "$rc" = 130 -a -n "$seen" -a -n "$run"
 escaped interrupted.show_escaped "$("$bpk" show "${run:-/nonexistent}" --field reason 2>&1 || true)"
 escaped interrupted.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
 clean interrupted "$run"
 
-# 5c. an oops line with the kernel's facility and the escapes, straight to
+# 5d. an oops line with the kernel's facility and the escapes, straight to
 # the console, and nothing crashes
 rc=0
 "$bpk" --runs "$out/oops" run none --workload tests/hostile/oops-line.sh --timeout 240 \
@@ -195,7 +217,7 @@ escaped oops.error_escaped "$(grep -m1 'error:' "$out/oops.err" || true)"
 escaped oops.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
 clean oops "$run"
 
-# 5d. the capture kernel "panics" with the escapes, then falls silent:
+# 5e. the capture kernel "panics" with the escapes, then falls silent:
 # the host takes the dump, and the report quotes the capture panic
 rc=0
 BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/cpanic" run syscall_errno syscall=openat \
@@ -208,7 +230,7 @@ clean cpanic "$run"
 no_raw_esc cpanic.report_txt_clean "${run:-/nonexistent}/report.txt"
 no_raw_esc cpanic.report_json_clean "${run:-/nonexistent}/report.json"
 
-# 5e. a capture status record of escapes, and no dump
+# 5f. a capture status record of escapes, and no dump
 rc=0
 BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/cstatus" run syscall_errno syscall=openat \
 	errno=ENOENT comm=bpk-demo --capture-append hostile=status --timeout 300 \

@@ -4,7 +4,7 @@
 # read-only.
 #  - a #!/usr/bin/python3 workload (standard library only) on Debian's
 #    kernel (its 9p modules loaded by the preinit) aborts, fatal_signal fires
-#    with crash_kexec, and the guest log shows the host's python3 ran it: the
+#    with crash_kexec, and the workload log shows the host's python3 ran it: the
 #    same sys.version as the host's /usr/bin/python3, /usr on 9p, the
 #    guest's kernel release, comm "workload" (the script's name);
 #  - a dynamically linked C program from the build dir fires uprobe on its
@@ -39,11 +39,11 @@ if ((rc != 0)) || [[ ! -r $r/report.txt ]]; then
 	fail host.python.run "exit $rc: $(grep -m1 'error:' "$out/python.out" || tail -1 "$out/python.out")"
 else
 	pass host.python.run "$r, kernel $(meta guest.kernel_release), $(meta guest.host_fs)"
-	line=$(grep -m1 '^python-abort: python ' "$r/guest.log" || true)
-	check host.python.host_interpreter "${line:-no python-abort line in $r/guest.log}" \
-		grep -qxF "python-abort: sys.version $host_version" "$r/guest.log"
+	line=$(grep -m1 '^python-abort: python ' "$r/workload.log" || true)
+	check host.python.host_interpreter "${line:-no python-abort line in $r/workload.log}" \
+		grep -qxF "python-abort: sys.version $host_version" "$r/workload.log"
 	check host.python.usr_over_9p "${line:-no python-abort line}" \
-		grep -q '^python-abort: python .* at /usr/bin/python3, /usr on 9p, kernel 6\.1\.0-[0-9]*-amd64, comm workload$' "$r/guest.log"
+		grep -q '^python-abort: python .* at /usr/bin/python3, /usr on 9p, kernel 6\.1\.0-[0-9]*-amd64, comm workload$' "$r/workload.log"
 	check host.python.fire_record "$(grep -E '^ +(trigger|comm|action|detail)=' "$r/report.txt" | tr -s ' \n' ' ' || echo 'no fire record in the report')" \
 		grep -qx '   comm=workload' "$r/report.txt"
 	check host.python.action "$(grep -m1 -E '^ +action=' "$r/report.txt" || echo 'no action= in the report')" \
@@ -85,26 +85,26 @@ if ((EUID == 0)); then
 fi
 one_run erofs proc_exit status=3 comm=workload --workload "$out/erofs.py" \
 	--share "$ro" --share-rw "$rw"
-if ((rc != 0)) || [[ ! -r $r/guest.log ]]; then
+if ((rc != 0)) || [[ ! -r $r/workload.log ]]; then
 	fail host.erofs.run "exit $rc: $(grep -m1 'error:' "$out/erofs.out" || tail -1 "$out/erofs.out")"
 else
 	# ro-remount-create: root in the guest remounts the share rw; QEMU
 	# (readonly=on) still refuses the write
 	for what in usr-create ro-create ro-append ro-unlink ro-remount-create; do
-		line=$(grep -m1 "^erofs: $what " "$r/guest.log" || true)
-		check "host.erofs.$what" "${line:-no erofs: $what line in $r/guest.log}" \
+		line=$(grep -m1 "^erofs: $what " "$r/workload.log" || true)
+		check "host.erofs.$what" "${line:-no erofs: $what line in $r/workload.log}" \
 			grep -q "^erofs: $what .* EROFS$" <<<"$line"
 	done
-	line=$(grep -m1 '^erofs: remount rw ' "$r/guest.log" || true)
+	line=$(grep -m1 '^erofs: remount rw ' "$r/workload.log" || true)
 	check host.erofs.guest_remounted_rw "${line:-no remount line}" grep -q ' exited 0$' <<<"$line"
-	line=$(grep -m1 '^erofs: ro-read ' "$r/guest.log" || true)
+	line=$(grep -m1 '^erofs: ro-read ' "$r/workload.log" || true)
 	check host.erofs.ro_readable "${line:-no ro-read line}" grep -qx 'erofs: ro-read ok host data' <<<"$line"
 	check host.erofs.usr_untouched "$probe on the host: $(ls -d "$probe" 2>&1)" test ! -e "$probe"
 	after=$(cd "$ro" && find . -printf '%p %s %T@\n' | sort | sha256sum)
 	check host.erofs.share_untouched "$ro: $(find "$ro" -mindepth 1 -printf '%f ')" test "$before" = "$after"
 	check host.erofs.rw_written "$rw/from-guest.txt: $(cat "$rw/from-guest.txt" 2>&1)" \
 		grep -qx 'written by the guest' "$rw/from-guest.txt"
-	line=$(grep -m1 '^erofs: rw-symlink-escape ' "$r/guest.log" || true)
+	line=$(grep -m1 '^erofs: rw-symlink-escape ' "$r/workload.log" || true)
 	check host.erofs.symlink_stays_in_guest "${line:-no rw-symlink-escape line}; $outside on the host: $(find "$outside" -mindepth 1 -printf '%f ' | sed 's/^$/empty/')" \
 		test -n "$line" -a -z "$(find "$outside" -mindepth 1)"
 	# mapped-xattr: the guest's symlink is a plain file on the host

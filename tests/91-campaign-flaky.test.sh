@@ -58,15 +58,15 @@ else
 fi
 check_file_has flaky.report_txt_fire "$run/report.txt" 'comm.*flaky'
 # the attempt that fired drew a multiple of 3; every attempt that ran out did not
-draws=$(grep -h -o 'flaky: attempt [0-9]* drew [0-9]*' "$camp"/attempts/*/runs/*/guest.log | sort -t' ' -k3n | tr '\n' ';' || true)
-drew=$(grep -o 'flaky: attempt [0-9]* drew [0-9]*' "$run/guest.log" | head -1 || true)
+draws=$(grep -h -o 'flaky: attempt [0-9]* drew [0-9]*' "$camp"/attempts/*/runs/*/workload.log | sort -t' ' -k3n | tr '\n' ';' || true)
+drew=$(grep -o 'flaky: attempt [0-9]* drew [0-9]*' "$run/workload.log" | head -1 || true)
 d=${drew##* drew } hit=no
 [[ ! $d =~ ^[0-9]+$ ]] || ((d % 3 != 0)) || hit=yes
-check flaky.fired_attempt_drew "${drew:-no draw in $run/guest.log} (first fire: attempt $(summary "$camp" first_fire_attempt), a multiple of 3: $hit)" \
+check flaky.fired_attempt_drew "${drew:-no draw in $run/workload.log} (first fire: attempt $(summary "$camp" first_fire_attempt), a multiple of 3: $hit)" \
 	test -n "$drew" -a "${drew% drew *}" = "flaky: attempt $(summary "$camp" first_fire_attempt)" -a "$hit" = yes
 bad=$(for f in "$camp"/attempts/*/attempt.json; do
 	[[ $(json_value "$f" outcome 2>/dev/null) == ran-out ]] || continue
-	d=$(grep -h -o 'drew [0-9]*' "${f%/attempt.json}"/runs/*/guest.log | cut -d' ' -f2)
+	d=$(grep -h -o 'drew [0-9]*' "${f%/attempt.json}"/runs/*/workload.log | cut -d' ' -f2)
 	[[ -n $d ]] && (((d % 3) != 0)) || echo "${f%/attempt.json}:${d:-none}"
 done)
 check flaky.ran_out_drew_no_hit "draws: ${draws:-none}; ran-out with a hit: ${bad:-none}" test -n "$draws" -a -z "$bad"

@@ -29,7 +29,7 @@ check fresh.vmcore "$(find "$run" -mindepth 1 -printf '%f ')" test -s "$run/vmco
 got=$(record_field "$run" campaign.attempt 2>&1)/$(record_field "$run" guest.restored_from 2>&1)
 check fresh.not_restored "campaign.attempt/restored_from: $got" test "$got" = "2/"
 check_file_has fresh.booted_with_attempt "$run/console.log" 'Command line: .*bpk\.attempt=2'
-check_file_has fresh.workload_saw_attempt "$run/guest.log" '^on-attempt: attempt 2$'
+check_file_has fresh.workload_saw_attempt "$run/workload.log" '^on-attempt: attempt 2$'
 # the cause read from the dump itself, not the run record's copy in report.json
 got=$(dump_cause "$run")
 check fresh.report "report.json cause.dump: ${got:-nothing}" test "$got" = trigger

@@ -29,5 +29,5 @@ runs=$(find "$camp/attempts" -name run.json | wc -l)
 check never.no_vmcore "vmcores: ${all:-none}; runs filed: $runs" test -z "$all" -a "$runs" = 3
 check_summary never.fresh_fallback "$camp" fresh_why '^the workload is a script for /bin/bash: .*9p.*cannot migrate'
 check_file_has never.says_fallback "$out/stderr" 'fresh boots, no snapshot: the workload is a script for /bin/bash'
-ran=$(cat "$camp"/attempts/*/runs/*/guest.log 2>/dev/null | grep -c "^never (bash): attempt [123]$" || true)
-check never.workload_ran "workload lines in the guest logs: ${ran:-0}" test "${ran:-0}" = 3
+ran=$(cat "$camp"/attempts/*/runs/*/workload.log 2>/dev/null | grep -c "^never (bash): attempt [123]$" || true)
+check never.workload_ran "workload lines in the workload logs: ${ran:-0}" test "${ran:-0}" = 3

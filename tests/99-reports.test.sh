@@ -8,8 +8,10 @@
 # record drgn decoded equals crash's, field by field, with neither side
 # missing where both analyzers opened the dump; every report's cause
 # comparison is consistent (agree exactly when the run's and the dump's
-# causes are the same word, a disagreement listed exactly when not); and
-# every report.txt has one Cause and one Fire record section.
+# causes are the same word, a disagreement listed exactly when not);
+# every report.txt has one Cause and one Fire record section; and the
+# hung_task README example's reports (60's, 51's, 71's) name the hung task
+# from the fire record and show it first, in D, with its stack.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -125,3 +127,30 @@ print(f"{tb} reports by the toolbox, {sysn} by the system analyzers, {bad} wrong
 		grep -qE '^[1-9][0-9]* reports by the toolbox, [0-9]+ by the system analyzers, 0 wrong$' <<<"$said"
 fi
 
+# --- hung_task, the README example (a task in D on a mutex): the reports
+# of 60 and 51 (our kernel) and 71 (Debian's). Read here, after every
+# script: run-all runs two at a time, so 60 cannot know whether 51 and 71
+# are done.
+mapfile -t newer < <(this_invocation)
+for t in 51-triggers-real 60-analysis 71-debian-examples; do
+	mapfile -t hung < <(find "$build/test-out/$t.test" -path '*-hung_task/report.json' "${newer[@]}" 2>/dev/null | sort)
+	if ((${#hung[@]} == 0)); then
+		fail "hung.$t.test.report" "no hung_task report.json under $build/test-out/$t.test"
+		continue
+	fi
+	pass "hung.$t.test.report" "${#hung[@]} hung_task report(s)"
+	for h in "${hung[@]}"; do
+		r=$(dirname "$h")
+		name=hung.$t.test
+		hpid=$(json_value "$h" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
+		check "$name.named_from_fire_record" "hung_pid $hpid; detail $(json_value "$h" "d['fire']['fields']['detail']")" \
+			grep -q "hung_pid=$hpid " <<<"$(json_value "$h" "d['fire']['fields']['detail']") "
+		check "$name.hung_task_D" "pid $hpid: $(json_value "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" \
+			test "$(json_value "$h" "[(t['comm'], t['state']) for t in d['tasks']['list'] if t['pid'] == $hpid]")" = '[["hanger", "D"]]'
+		first=$(sed -n '/^== Tasks (drgn)/,$p' "$r/report.txt" | grep -m1 '^-- ' || true)
+		check "$name.hung_stack_first" "${first:-no task section after == Tasks (drgn)}" grep -q "^-- hung task (fire record hung_pid=$hpid): pid $hpid ppid [0-9]* hanger, state D" <<<"$first"
+		stack=$(sed -n "/^-- hung task/,/^-- /p" "$r/report.txt" | grep -E '^   #' | head -6 | tr -s ' \n' ' ')
+		# (on the Debian kernel, 71's runs, gcc split it into direct_entry.cold)
+		check "$name.hung_stack" "${stack:-no frames under the hung task}" grep -qE 'schedule\+0x.* direct_entry(\.cold)?\+0x' <<<"$stack"
+	done
+done

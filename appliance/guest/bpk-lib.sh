@@ -55,6 +55,7 @@
 	BPK_PORT_DUMP=dump
 	BPK_PORT_STATUS=status
 	BPK_PORT_CONTROL=control
+	BPK_PORT_WORKLOAD=workload
 	# every state bpk_state is called with (see above)
 	BPK_STATES="booted crash-kernel-loaded idle restored armed refused dry-run-done not-fired"
 }
@@ -109,6 +110,15 @@ bpk_state() {
 		[ -z "$_bpk_a" ] || _bpk_line="$_bpk_line $_bpk_a"
 	done
 	printf '%s\n' "$_bpk_line"
+}
+
+# bpk_workload_start RUNS: "BPK-WORKLOAD t=<uptime> runs=<RUNS>", on stdout
+# as bpk_state: the workload starts now. From here on the job says only
+# not-fired or dry-run-done; the host takes any other state as the guest's
+# user space claiming it.
+bpk_workload_start() {
+	bpk_uptime
+	printf 'BPK-WORKLOAD t=%s runs=%s\n' "$bpk_uptime" "$1"
 }
 
 # bpk_job_exit STATUS: "JOB-EXIT <status>", which /init writes to the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A reproducer that forges the appliance's "refused" state with terminal
-# escapes in its reason (its stdout shares the results port), then ends
-# without firing: the run fails, and the reason reaches bpk's error line.
+# A reproducer that prints the appliance's "refused" state, terminal escapes
+# in its reason, and ends without firing: its output has a port of its own,
+# so the line is kept in workload.log and is no state.
 printf 'BPK-STATE refused t=2 reason=\033]0;PWNED\007\033[2Jforged refusal\n'
