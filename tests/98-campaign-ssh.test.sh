@@ -121,6 +121,8 @@ for _ in $(seq 50); do
 done
 got=$($ssh_cmd "$ruser@127.0.0.1" 'id -un; command -v bpk' 2>&1 | tr '\n' ' ' || true)
 check ssh_remote.login "key login as $ruser on port $port: $got" test "$got" = "$ruser $rhome/clone/build/bpk/bpk "
+# every QEMU of the runs below, the other machine's too, writes under $out
+watch_qemu "$out/"
 
 # --- a machine without bpk: named before the first attempt
 echo "PATH=/usr/bin:/bin" >"$rhome/.ssh/environment"
@@ -196,5 +198,7 @@ n=$(awk -F'\t' -v h="$ssh_cmd $ruser@127.0.0.1" 'NR > 1 && $2 == h { print $1 }'
 words_arrived ssh_remote.matrix_words_there "$(filed_runs "${mat:-/nonexistent}/attempts/${n:-0}/runs" | tail -1)"
 nothing_ran ssh_remote.nothing_ran_on_either_host "$out"
 
-q=$(pgrep -u "$ruser" -f qemu-system || true)$(pgrep -f "qemu-system.*$out" || true)
-check ssh_remote.no_qemu_left "QEMU processes: ${q:-none}" test -z "$q"
+seen=$(qemu_seen)
+q=$(pgrep -u "$ruser" -f qemu-system || true)$(qemu_on "$out/")
+check ssh_remote.no_qemu_left "QEMU under $out seen while the campaigns ran: ${seen:-none}; left: ${q:-none}" \
+	test -n "$seen" -a -z "$q"

@@ -171,15 +171,20 @@ watch_qemu() {
 	qemu_watch_pid=$!
 }
 
+# qemu_seen: stop watch_qemu; the QEMU pids it saw, on one line
+qemu_seen() {
+	kill "${qemu_watch_pid:-0}" 2>/dev/null || true
+	wait "${qemu_watch_pid:-0}" 2>/dev/null || true
+	sort -u "${qemu_seen_file:-/nonexistent}" 2>/dev/null | tr '\n' ' '
+}
+
 # no_qemu_left NAME DIR: no QEMU is left under DIR, and the same probe did
 # see one there while the run went on (watch_qemu DIR, started before it):
 # a QEMU the probe cannot match (its -name changed) fails here instead of
 # passing as "none left"
 no_qemu_left() {
 	local name=$1 dir=$2 seen left
-	kill "${qemu_watch_pid:-0}" 2>/dev/null || true
-	wait "${qemu_watch_pid:-0}" 2>/dev/null || true
-	seen=$(sort -u "${qemu_seen_file:-/nonexistent}" 2>/dev/null | tr '\n' ' ')
+	seen=$(qemu_seen)
 	left=$(qemu_on "$dir")
 	check "$name" "QEMU under $dir seen while it ran: ${seen:-none}; left: ${left:-none}" \
 		test -n "$seen" -a -z "$left"
