@@ -53,14 +53,14 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 	g->results_lines++;
 	if (len >= strlen(WORKLOAD_PREFIX) &&
 	    !strncmp(line, WORKLOAD_PREFIX, strlen(WORKLOAD_PREFIX))) {
+		/* its uptime, or 0 when it has none: it started all the same */
 		if (g->workload < 0) {
-			char num[32];
+			char num[32] = "0";
 
 			v = word_after(line, len, " t=", &vlen);
-			if (!v)
-				v = line + len, vlen = 0;
-			copy_field(num, sizeof(num), v, vlen);
-			g->workload = vlen ? strtod(num, NULL) : 0;
+			if (v)
+				copy_field(num, sizeof(num), v, vlen);
+			g->workload = strtod(num, NULL);
 		}
 		return;
 	}
