@@ -152,9 +152,8 @@ int do_boot(int argc, char **argv)
 	/* the files of an earlier boot into the same dir are replaced */
 	{
 		static const char *const names[] = {
-			"console.log", "results.txt", "dmesg.txt",
-			"dump.flat",   "status.txt",  "workload.txt",
-			"qemu.log",    NULL
+			"console.log", "results.txt",  "dmesg.txt", "dump.flat",
+			"status.txt",  "workload.txt", "qemu.log",  NULL
 		};
 
 		for (int i = 0; names[i]; i++) {

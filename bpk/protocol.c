@@ -58,7 +58,8 @@ static size_t prefix_at(const char *p, const char *end, int *facility)
 	/* 8 digits at most: far beyond any facility, and no overflow */
 	for (; q < end && *q >= '0' && *q <= '9' && q - p <= 8; q++)
 		v = v * 10 + (unsigned int)(*q - '0');
-	if (q == p + 1 || q >= end || *q != '>' || !stamp_at(q + 1, end, &ignored))
+	if (q == p + 1 || q >= end || *q != '>' ||
+	    !stamp_at(q + 1, end, &ignored))
 		return 0;
 	*facility = (int)(v >> 3);
 	return (size_t)(q + 1 - p);

@@ -23,10 +23,8 @@
 #define KVM_PROBE_S 15
 
 static const char *const port_names[S_NSTREAMS] = {
-	[S_RESULTS] = PORT_RESULTS,
-	[S_DMESG] = PORT_DMESG,
-	[S_DUMP] = PORT_DUMP,
-	[S_STATUS] = PORT_STATUS,
+	[S_RESULTS] = PORT_RESULTS,   [S_DMESG] = PORT_DMESG,
+	[S_DUMP] = PORT_DUMP,	      [S_STATUS] = PORT_STATUS,
 	[S_WORKLOAD] = PORT_WORKLOAD,
 };
 

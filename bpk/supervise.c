@@ -52,7 +52,7 @@ enum tag {
 static const char *const stream_file[S_NSTREAMS] = {
 	[S_CONSOLE] = "console.log", [S_RESULTS] = "results.txt",
 	[S_DMESG] = "dmesg.txt",     [S_DUMP] = "dump.flat",
-	[S_STATUS] = "status.txt",  [S_WORKLOAD] = "workload.txt",
+	[S_STATUS] = "status.txt",   [S_WORKLOAD] = "workload.txt",
 };
 
 static const char *const stage_names[] = {

@@ -76,8 +76,8 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 		      (slen == strlen(STATE_DRY_DONE) &&
 		       !memcmp(state, STATE_DRY_DONE, slen)))) {
 			if (!g->claims++)
-				copy_field(g->claimed, sizeof(g->claimed),
-					   line, len);
+				copy_field(g->claimed, sizeof(g->claimed), line,
+					   len);
 			return;
 		}
 	}

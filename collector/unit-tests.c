@@ -391,29 +391,32 @@ static void test_untrusted_lines(void)
 	 * (<12>); one written straight to the console has no "<N>" or a
 	 * forged one; firmware text before the first record decides nothing
 	 */
-	guestlog_scan("",
-		      "SeaBIOS (version 1.16)\r\n"
-		      "<5>[    0.000000] Linux version 6.1\r\n"
-		      "<6>[    0.000000] Command line: console=ttyS0\r\n"
-		      "<12>[    2.0] Kernel panic - not syncing: from /dev/kmsg\r\n"
-		      "<12>[    2.1] BUG: from /dev/kmsg\r\n"
-		      "[    2.2] Kernel panic - not syncing: on /dev/console\r\n"
-		      "<0>[    3.0] Kernel panic - not syncing: real\r\n",
-		      &g);
-	snprintf(detail, sizeof(detail),
-		 "syslog %d, panic '%s' at %.1f, oops '%s', %lu not the kernel's",
-		 g.syslog, g.panic_msg, g.panic, g.oops, g.not_kernel);
+	guestlog_scan(
+		"",
+		"SeaBIOS (version 1.16)\r\n"
+		"<5>[    0.000000] Linux version 6.1\r\n"
+		"<6>[    0.000000] Command line: console=ttyS0\r\n"
+		"<12>[    2.0] Kernel panic - not syncing: from /dev/kmsg\r\n"
+		"<12>[    2.1] BUG: from /dev/kmsg\r\n"
+		"[    2.2] Kernel panic - not syncing: on /dev/console\r\n"
+		"<0>[    3.0] Kernel panic - not syncing: real\r\n",
+		&g);
+	snprintf(
+		detail, sizeof(detail),
+		"syslog %d, panic '%s' at %.1f, oops '%s', %lu not the kernel's",
+		g.syslog, g.panic_msg, g.panic, g.oops, g.not_kernel);
 	check(g.syslog == 1 && !strcmp(g.panic_msg, "real") && g.panic == 3.0 &&
 		      !g.oops[0] && g.not_kernel == 3,
 	      "guestlog.syslog_kernel_records_only", detail);
 	/* the capture kernel's boot is a kernel record too */
-	guestlog_scan("",
-		      "<6>[    0.000000] Command line: a\r\n"
-		      "<12>[    0.1] Command line: fake capture boot\r\n"
-		      "<0>[    3.0] Kernel panic - not syncing: real\r\n"
-		      "<6>[    0.000000] Command line: irqpoll\r\n"
-		      "<0>[    1.0] Kernel panic - not syncing: capture died\r\n",
-		      &g);
+	guestlog_scan(
+		"",
+		"<6>[    0.000000] Command line: a\r\n"
+		"<12>[    0.1] Command line: fake capture boot\r\n"
+		"<0>[    3.0] Kernel panic - not syncing: real\r\n"
+		"<6>[    0.000000] Command line: irqpoll\r\n"
+		"<0>[    1.0] Kernel panic - not syncing: capture died\r\n",
+		&g);
 	snprintf(detail, sizeof(detail), "boots %d, panic '%s', capture '%s'",
 		 g.boots, g.panic_msg, g.capture_panic);
 	check(g.boots == 2 && !strcmp(g.panic_msg, "real") &&
@@ -428,9 +431,10 @@ static void test_untrusted_lines(void)
 		      "BPK-STATE armed t=2.3 trigger=y\n"
 		      "BPK-STATE not-fired t=3.0 runs=1\n",
 		      "", &g);
-	snprintf(detail, sizeof(detail),
-		 "workload at %.1f, last state '%s', refused '%s', %lu claims, first '%s'",
-		 g.workload, g.last_state, g.refused, g.claims, g.claimed);
+	snprintf(
+		detail, sizeof(detail),
+		"workload at %.1f, last state '%s', refused '%s', %lu claims, first '%s'",
+		g.workload, g.last_state, g.refused, g.claims, g.claimed);
 	check(g.workload == 2.1 && !strcmp(g.last_state, "not-fired") &&
 		      !g.refused[0] && g.claims == 2 &&
 		      !strcmp(g.claimed,
@@ -439,8 +443,9 @@ static void test_untrusted_lines(void)
 	      "guestlog.claims_after_workload", detail);
 
 	/* a plain console (a kernel without the option): every record */
-	guestlog_scan("", "[    0.0] Command line: a\r\n"
-			  "[    3.0] Kernel panic - not syncing: plain\r\n",
+	guestlog_scan("",
+		      "[    0.0] Command line: a\r\n"
+		      "[    3.0] Kernel panic - not syncing: plain\r\n",
 		      &g);
 	snprintf(detail, sizeof(detail), "syslog %d, panic '%s'", g.syslog,
 		 g.panic_msg);

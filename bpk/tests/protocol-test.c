@@ -127,7 +127,8 @@ static void test_patterns(void)
 	} lines[] = {
 		{ "[    4.770852] Kernel panic - not syncing: bpf_panic trigger x fired",
 		  PAT_PANIC, 4.770852, -1 },
-		{ "[    0.000000] Command line: console=ttyS0\r", PAT_BOOT, 0, -1 },
+		{ "[    0.000000] Command line: console=ttyS0\r", PAT_BOOT, 0,
+		  -1 },
 		{ "[   12.1] BUG: kernel NULL pointer dereference", PAT_OOPS,
 		  12.1, -1 },
 		{ "[   12.1] WARNING: CPU: 0 PID: 1 at x.c:1", PAT_WARNING,
@@ -141,7 +142,8 @@ static void test_patterns(void)
 		{ "echo Kernel panic - not syncing: fake", -1, -1, -1 },
 		{ "no stamp Oops: ", -1, -1, -1 },
 		/* console_msg_format=syslog: the facility before the stamp */
-		{ "<0>[    4.7] Kernel panic - not syncing: x", PAT_PANIC, 4.7, 0 },
+		{ "<0>[    4.7] Kernel panic - not syncing: x", PAT_PANIC, 4.7,
+		  0 },
 		{ "<14>[    4.7] Kernel panic - not syncing: fake", PAT_PANIC,
 		  4.7, 1 },
 		{ "<191>[    4.7] Oops: ", PAT_OOPS, 4.7, 23 },
