@@ -67,6 +67,9 @@ t_all=$(now_ms)
 # tests/expected/NAME: the names of the checks script NAME reports, one a
 # line (BPK_TESTS_WRITE_EXPECTED=1 writes them from a run that passed)
 expected=$here/expected
+if [[ ${BPK_TESTS_WRITE_EXPECTED:-} == 1 ]]; then
+	mkdir -p "$expected"
+fi
 [[ -d $expected ]] || die "$expected: missing (the names of each script's checks)"
 jobs=${BPK_TEST_JOBS:-}
 if [[ -z $jobs ]]; then
