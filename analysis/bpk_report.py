@@ -462,11 +462,13 @@ class DrgnPart:
         self.err = os.path.join(work, "drgn.err")
         self.t0 = now_ms()
         kernel = bpk_analyzers.kernel_paths(vmlinux)
+        # the facts come back on its stdout, a file opened out here: the
+        # analyzer, fed a hostile vmcore, gets no writable path of ours
         argv = analyzers.argv([analyzers.python(), os.path.join(HERE, "drgn-part.py"), "--vmcore", vmcore,
-                               "--vmlinux", kernel[0], "--out", self.out],
-                              ro=[run] + kernel + bpk_analyzers.OWN_PATHS, rw=[work])
-        with open(self.err, "w") as err:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+                               "--vmlinux", kernel[0], "--out", "-"],
+                              ro=[run] + kernel + bpk_analyzers.OWN_PATHS)
+        with open(self.err, "w") as err, open(self.out, "w") as out:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         self.facts = None
         self.error = None
         self.ms = 0

@@ -5,7 +5,10 @@
 with the map's BTF, files and memory, the panic) as JSON facts for
 the report (bpk_report.py).
 
-    drgn-part.py --vmcore FILE --vmlinux FILE --out FACTS.json
+    drgn-part.py --vmcore FILE --vmlinux FILE --out FACTS.json|-
+
+("-": on stdout, which is how the report hands it back out of the
+sandbox: the analyzer gets no writable path of the host's.)
 
 Debian's python3-drgn lives in /usr/bin/python3's path, hence the
 interpreter above (a python3 earlier in PATH may not have it).
@@ -55,7 +58,10 @@ def main():
         rc = 1
     facts["seconds"] = round(time.monotonic() - T0, 3)
     text = json.dumps(facts, indent=1) + "\n"
-    if os.path.exists(args.out) and not os.path.isfile(args.out):
+    if args.out == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    elif os.path.exists(args.out) and not os.path.isfile(args.out):
         # /dev/stdout or a FIFO: renaming over it would replace it
         with open(args.out, "w", encoding="utf-8") as f:
             f.write(text)
