@@ -97,7 +97,10 @@ class Analyzers:
         if self.source == "toolbox":
             return f"toolbox (Debian {self.suite}): {v}"
         why = f"; {self.why_not}" if self.why_not else " (--analyzers system)"
-        return f"system (Debian 12's own; no sandbox, the seccomp filter only): {v}{why}"
+        # root's: no capability, but nothing keeps it from the files root
+        # owns (no mount sandbox around it)
+        uid = ", as nobody in a user namespace, with root's file access" if os.geteuid() == 0 else ""
+        return f"system (Debian 12's own; no sandbox, the seccomp filter only{uid}): {v}{why}"
 
     def argv(self, cmd, ro=(), rw=(), tty=False):
         """CMD as it is started: inside the toolbox with RO and RW paths

@@ -187,14 +187,15 @@ exec_cmd() {
 	need_cmd bwrap bubblewrap
 	local -a session=(--new-session) ns=(--unshare-all)
 	((tty)) && session=()
-	# root needs no user namespace, and inside one it could not read a
-	# run another user made (its files' owner is not mapped): root's
-	# analyzer gets no capability but reading what root may read
-	((EUID != 0)) || ns=(--unshare-ipc --unshare-pid --unshare-net --unshare-uts --cap-add CAP_DAC_READ_SEARCH)
-	# under a seccomp filter (bpk_seccomp.py): no open_by_handle_at (what
-	# CAP_DAC_READ_SEARCH would turn into a read of any host file), no
-	# ptrace, keyring, bpf, perf events, mounts or namespaces, no TIOCSTI
-	# into the terminal of an interactive analyzer
+	# root's analyzer runs as nobody (bpk_seccomp.py's DROPPED_UID) in a
+	# user namespace whose one uid is root's: no capability in the host's
+	# namespace, so it reads what root owns or anyone may read (a run of
+	# another user's that only its owner may read is not one of them)
+	((EUID != 0)) || ns=(--unshare-all --unshare-user --uid 65534 --gid 65534)
+	# under a seccomp filter (bpk_seccomp.py): no open_by_handle_at (the
+	# "Shocker" read of any host file), no ptrace, keyring, bpf, perf
+	# events, mounts or namespaces, no TIOCSTI into the terminal of an
+	# interactive analyzer
 	local filter
 	filter=$(mktemp "${TMPDIR:-/tmp}/bpk-seccomp.XXXXXX")
 	/usr/bin/python3 "$here/bpk_seccomp.py" --bpf >"$filter" || die "cannot make the analyzers' seccomp filter ($here/bpk_seccomp.py)"

@@ -5,7 +5,8 @@
 
     escape-probe.py --write DIR... [--connect PORT]
 
-open_by_handle_at on a handle of / (the "Shocker" read of any host file),
+whether it runs as root or with any capability, open_by_handle_at on a
+handle of / (the "Shocker" read of any host file),
 ptrace of its own child, bpf(), a write into each DIR (the runs dir, the
 user's home), a TCP connect to 127.0.0.1:PORT, and TIOCSTI into a terminal
 it made its controlling one. Stdlib only: it runs under the toolbox's
@@ -118,6 +119,14 @@ def tiocsti():
     say("tiocsti", code == "0", detail or "no answer")
 
 
+def privileged():
+    # root, or any capability at all in effect
+    with open("/proc/self/status", encoding="ascii") as f:
+        cap = next((ln.split()[1] for ln in f if ln.startswith("CapEff:")), "?")
+    uid = os.geteuid()
+    say("privileged", uid == 0 or cap.strip("0") != "", f"uid {uid}, CapEff {cap}")
+
+
 def main(argv):
     dirs, port = [], None
     i = 0
@@ -131,7 +140,7 @@ def main(argv):
         else:
             print(f"escape-probe.py: unknown argument {argv[i]}", file=sys.stderr)
             return 2
-    print(f"PROBE uid {os.getuid()} allowed: euid {os.geteuid()}", flush=True)
+    privileged()
     shocker()
     ptrace_child()
     bpf()
