@@ -23,7 +23,8 @@
 #     in workload.log, and the run is not filed as refused. The failure
 #     paths, each with a terminal escape in the guest's text (a lying
 #     appliance job, a lying capture step, a line straight to the console):
-#     a refusal, an interrupt at a state so named, an oops
+#     a refusal, an interrupt at a state so named, a snapshot whose guest
+#     ends at a state so named before it is idle, an oops
 #     line with the kernel's facility and nothing crashing, a capture
 #     kernel that "panics" and falls silent (the host's dump), a capture
 #     status record of escapes. The text arrives escaped (in bpk's error,
@@ -206,7 +207,16 @@ escaped interrupted.show_escaped "$("$bpk" show "${run:-/nonexistent}" --field r
 escaped interrupted.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
 clean interrupted "$run"
 
-# 5d. an oops line with the kernel's facility and the escapes, straight to
+# 5d. a snapshot whose guest ends before it is idle, at a state so named
+rc=0
+BPK_ROOT_IMG=$out/root-job.cpio.gz "$bpk" snapshot --trigger syscall_errno \
+	--args "syscall=openat errno=ENOENT comm=hostile-fire" >"$out/snapshot.out" 2>"$out/snapshot.err" || rc=$?
+check snapshot.failed "exit $rc: $(tail -1 "$out/snapshot.err")" test "$rc" != 0
+escaped snapshot.error_escaped "$(grep -m1 'error:' "$out/snapshot.err" || true)"
+cat "$out/snapshot.out" "$out/snapshot.err" >"$out/snapshot.all"
+no_raw_esc snapshot.terminal_clean "$out/snapshot.all"
+
+# 5e. an oops line with the kernel's facility and the escapes, straight to
 # the console, and nothing crashes
 rc=0
 "$bpk" --runs "$out/oops" run none --workload tests/hostile/oops-line.sh --timeout 240 \
@@ -217,7 +227,7 @@ escaped oops.error_escaped "$(grep -m1 'error:' "$out/oops.err" || true)"
 escaped oops.reason_escaped "$(record_field "$run" reason 2>&1 || true)"
 clean oops "$run"
 
-# 5e. the capture kernel "panics" with the escapes, then falls silent:
+# 5f. the capture kernel "panics" with the escapes, then falls silent:
 # the host takes the dump, and the report quotes the capture panic
 rc=0
 BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/cpanic" run syscall_errno syscall=openat \
@@ -230,7 +240,7 @@ clean cpanic "$run"
 no_raw_esc cpanic.report_txt_clean "${run:-/nonexistent}/report.txt"
 no_raw_esc cpanic.report_json_clean "${run:-/nonexistent}/report.json"
 
-# 5f. a capture status record of escapes, and no dump
+# 5g. a capture status record of escapes, and no dump
 rc=0
 BPK_ROOT_IMG=$out/root-hostile.cpio.gz "$bpk" --runs "$out/cstatus" run syscall_errno syscall=openat \
 	errno=ENOENT comm=bpk-demo --capture-append hostile=status --timeout 300 \

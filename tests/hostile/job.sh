@@ -6,12 +6,17 @@
 #   refuse  the "refused" state, its reason terminal escapes
 #   state   a state named with terminal escapes, then it waits (the test
 #           interrupts the run there)
+# and, in a snapshot's guest (bpk.control=1), that state and the end,
+# before the guest is idle.
 # shellcheck disable=SC1091
 . /usr/lib/bpk/bpk-lib.sh
 mode=
 read -r cmdline </proc/cmdline
 for w in $cmdline; do
-	case $w in hostile_job=*) mode=${w#hostile_job=} ;; esac
+	case $w in
+	hostile_job=*) mode=${w#hostile_job=} ;;
+	bpk.control=1) mode=snapshot ;;
+	esac
 done
 esc=$(printf '\033]0;PWNED\007\033[2J')
 bpk_state booted
@@ -23,5 +28,9 @@ refuse)
 state)
 	bpk_state "${esc}forged-state"
 	sleep 600
+	;;
+snapshot)
+	bpk_state "${esc}forged-state"
+	exit 3
 	;;
 esac
