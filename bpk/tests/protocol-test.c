@@ -117,6 +117,28 @@ static void test_control(void)
 	free(h);
 }
 
+/* The records console_next_record() finds in @line, each as
+ * "<message|stamp|facility>", in a static buffer.
+ */
+static const char *records_of(const char *line)
+{
+	static char got[512];
+	const char *p = line, *end = line + strlen(line), *m;
+	size_t mlen, used = 0;
+	double st;
+	int fac;
+
+	got[0] = '\0';
+	while ((m = console_next_record(p, end, &mlen, &st, &fac))) {
+		used += (size_t)snprintf(got + used, sizeof(got) - used,
+					 "<%.*s|%g|%d>", (int)mlen, m, st, fac);
+		if (used >= sizeof(got))
+			break;
+		p = m + mlen;
+	}
+	return got;
+}
+
 static void test_patterns(void)
 {
 	static const struct {
@@ -193,41 +215,16 @@ static void test_patterns(void)
 	}
 	{
 		/* a record that begins mid-line, after a task's text */
-		const char *line =
-			"flood 12 xxx[    7.100000] Kernel panic - not syncing: bpf_panic trigger t fired[    7.2] next";
-		const char *p = line, *end = line + strlen(line), *m;
-		char got[512] = "";
-		size_t mlen, used = 0;
-		double st;
-		int fac;
+		const char *got = records_of(
+			"flood 12 xxx[    7.100000] Kernel panic - not syncing: bpf_panic trigger t fired[    7.2] next");
 
-		while ((m = console_next_record(p, end, &mlen, &st, &fac))) {
-			used += (size_t)snprintf(got + used, sizeof(got) - used,
-						 "<%.*s|%g|%d>", (int)mlen, m,
-						 st, fac);
-			p = m + mlen;
-		}
 		check("patterns.records_mid_line",
 		      !strcmp(got,
 			      "<flood 12 xxx|-1|-1><Kernel panic - not syncing: bpf_panic trigger t fired|7.1|-1><next|7.2|-1>"),
 		      "%s", got);
-	}
-	{
 		/* in syslog format a record starts at its "<N>" */
-		const char *line =
-			"task text<14>[    7.000000] Kernel panic - not syncing: fake<0>[    7.100000] Kernel panic - not syncing: real";
-		const char *p = line, *end = line + strlen(line), *m;
-		char got[512] = "";
-		size_t mlen, used = 0;
-		double st;
-		int fac;
-
-		while ((m = console_next_record(p, end, &mlen, &st, &fac))) {
-			used += (size_t)snprintf(got + used, sizeof(got) - used,
-						 "<%.*s|%g|%d>", (int)mlen, m,
-						 st, fac);
-			p = m + mlen;
-		}
+		got = records_of(
+			"task text<14>[    7.000000] Kernel panic - not syncing: fake<0>[    7.100000] Kernel panic - not syncing: real");
 		check("patterns.records_syslog",
 		      !strcmp(got,
 			      "<task text|-1|-1><Kernel panic - not syncing: fake|7|1><Kernel panic - not syncing: real|7.1|0>"),
