@@ -175,11 +175,14 @@ probe() {
 	shift
 	"$@" >"$out/probe-$name.txt" 2>&1 || true
 }
-# expect NAME CALL allowed|refused: what probe NAME said of CALL
+# expect NAME CALL allowed|refused: what probe NAME said of CALL (the
+# check named by what the dir is, not where: write:runs, write:home)
 expect() {
-	local line
+	local line label=$2
+	label=${label/#"write:$probe_runs"/write:runs}
+	label=${label/#"write:$HOME"/write:home}
 	line=$(grep -m1 "^PROBE $2 " "$out/probe-$1.txt" 2>/dev/null || true)
-	check "escape.$1.$2" "${line:-the probe said nothing of $2 ($(tail -1 "$out/probe-$1.txt" 2>/dev/null))}" \
+	check "escape.$1.$label" "${line:-the probe said nothing of $2 ($(tail -1 "$out/probe-$1.txt" 2>/dev/null))}" \
 		grep -q "^PROBE $2 $3: " <<<"${line:-none}"
 }
 calls=(privileged open_by_handle_at ptrace bpf "write:$probe_runs" "write:$HOME" connect tiocsti)

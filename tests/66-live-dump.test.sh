@@ -26,6 +26,10 @@ one_line live.bad.not_a_dir "not a directory" "$bpk" dump /nonexistent
 one_line live.bad.no_run_here "no run in progress in /etc" "$bpk" dump /etc
 check live.bad.nothing_filed "runs: $(listing "$out/empty-runs")" test -z "$(listing "$out/empty-runs")"
 
+# sleeping RUNS: the workload of the run staging under RUNS has started
+# its sleep
+sleeping() { grep -qs '^late-open: sleeping' "$1"/.staging-*/workload.txt; }
+
 # --- the run, in the background
 runs=$out/runs
 rc_file=$out/run.rc
@@ -34,8 +38,9 @@ watch_qemu "$out/"
 	--workload tests/live/late-open.sh --repeat 0 --timeout 400 >"$out/run.out" 2>&1
 echo $? >"$rc_file") &
 runner=$!
+# armed, and the workload's sleep running (its own log says so)
 for _ in $(seq 1 600); do
-	armed "$runs" && break
+	armed "$runs" && sleeping "$runs" && break
 	[[ -s $rc_file ]] && break
 	sleep 0.5
 done
@@ -90,7 +95,7 @@ drc_file=$out/debian-run.rc
 echo $? >"$drc_file") &
 runner=$!
 for _ in $(seq 1 600); do
-	armed "$druns" && break
+	armed "$druns" && sleeping "$druns" && break
 	[[ -s $drc_file ]] && break
 	sleep 0.5
 done
