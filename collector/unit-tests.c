@@ -489,14 +489,17 @@ static void test_linear(void)
 	       "[ 9.0] Kernel panic - not syncing: at the very end\n");
 	signal(SIGALRM, on_alarm);
 	alarm(20);
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	/* the scanner's own CPU time: what it costs, whatever else the
+	 * machine runs beside it (run-all runs scripts side by side)
+	 */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 	guestlog_scan("", big, &g);
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	alarm(0);
 	secs = (double)(b.tv_sec - a.tv_sec) +
 	       (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	snprintf(detail, sizeof(detail),
-		 "%zu MiB, %lu lines in %.3f s, panic '%s'", len >> 20,
+		 "%zu MiB, %lu lines in %.3f s of CPU, panic '%s'", len >> 20,
 		 g.console_lines, secs, g.panic_msg);
 	check(!strcmp(g.panic_msg, "at the very end") && secs < 2.0 &&
 		      g.console_lines == lines + 1,

@@ -13,7 +13,10 @@
 #  4. the soft lockup again, grace periods asked for on the other CPU
 #     (tests/stall/rcu-stall.sh), with --panic-on rcu and no --stall
 #     (rcu_cpu_stall_timeout=5, the soft-lockup detector pushed out to
-#     120 s): the RCU stall detector panics, cause rcu_stall.
+#     120 s): the RCU stall detector panics, cause rcu_stall;
+#  5. a workload that prints a line a second on its own port for 12 s,
+#     with --stall 5: its output is progress, no NMI, and its sysrq is
+#     the cause.
 # For 2-4 the task the detector names (the hung task, the soft-locked
 # CPU's task, the task on the CPU RCU says stalls) is the one report.json
 # names from the kernel log, with the pid the console printed, and
@@ -94,5 +97,12 @@ report_cause rcu rcu_stall
 # the console names the CPU; the task on it is the workload spinning there
 cpu=$(sed -n 's/.*rcu: *\t*\([0-9]*\)-.*: (.*/\1/p' "${run:-/nonexistent}/console.log" | head -1)
 named rcu rcu_stalling "$(json_value "${run:-/nonexistent}/report.json" "[c['pid'] for c in d['cpus'] if c['cpu'] == ${cpu:-99} and c['comm'] == 'workload'][0]" 2>/dev/null || true)"
+
+# --- 5. a workload that prints on its own port and nothing else, longer
+# than --stall: not a stall (its output is progress too), then a sysrq
+one chatty --workload tests/stall/chatty.sh --stall 5
+check_field chatty.run_cause "${run:-/nonexistent}" cause.run sysrq
+got=$(record_field "${run:-/nonexistent}" qemu.stall 2>&1 || true)
+check chatty.no_nmi "qemu.stall: ${got:-none}" test -n "$run" -a -z "$got"
 
 no_qemu_left stalls.no_qemu_left "$out/"
