@@ -44,36 +44,36 @@ static size_t stamp_at(const char *p, const char *end, double *stamp)
 	return (size_t)(q + 2 - p);
 }
 
-/* Is there a "<N>" syslog prefix at @p with a stamp right after it? Its
- * length, with the facility (N / 8) in *@facility, else 0.
+/* Is there a "<N>" syslog prefix at @p? Its length, with the facility
+ * (N / 8) in *@facility, else 0.
  */
 static size_t prefix_at(const char *p, const char *end, int *facility)
 {
 	const char *q = p + 1;
 	unsigned int v = 0;
-	double ignored;
 
 	if (p >= end || *p != '<')
 		return 0;
 	/* 8 digits at most: far beyond any facility, and no overflow */
 	for (; q < end && *q >= '0' && *q <= '9' && q - p <= 8; q++)
 		v = v * 10 + (unsigned int)(*q - '0');
-	if (q == p + 1 || q >= end || *q != '>' ||
-	    !stamp_at(q + 1, end, &ignored))
+	if (q == p + 1 || q >= end || *q != '>')
 		return 0;
 	*facility = (int)(v >> 3);
 	return (size_t)(q + 1 - p);
 }
 
-/* A record's start at @p: its prefix and stamp's length, else 0 */
+/* A record's start at @p, a stamp with or without a "<N>" before it: its
+ * length, else 0; *@facility N / 8, or -1 without a prefix or a record (a
+ * "<N>" with no stamp after it begins none).
+ */
 static size_t record_at(const char *p, const char *end, double *stamp,
 			int *facility)
 {
-	size_t pl = prefix_at(p, end, facility), sl;
+	int f = -1;
+	size_t pl = prefix_at(p, end, &f), sl = stamp_at(p + pl, end, stamp);
 
-	if (!pl)
-		*facility = -1;
-	sl = stamp_at(p + pl, end, stamp);
+	*facility = sl ? f : -1;
 	return sl ? pl + sl : 0;
 }
 
@@ -83,7 +83,6 @@ const char *console_message(const char *line, size_t len, size_t *mlen,
 	const char *msg = line;
 
 	*stamp = -1;
-	*facility = -1;
 	if (len && line[len - 1] == '\r')
 		len--;
 	msg += record_at(line, line + len, stamp, facility);
@@ -101,8 +100,6 @@ const char *console_next_record(const char *p, const char *end, size_t *mlen,
 		return NULL;
 	*stamp = -1;
 	rl = record_at(p, end, stamp, facility);
-	if (!rl)
-		*facility = -1;
 	msg = p + rl;
 	/* the message runs to the next record */
 	for (q = msg; q < end; q++) {

@@ -25,7 +25,7 @@
 /* "BPK-STATE <state> t=<uptime> [k=v ...]" on the results port */
 #define STATE_PREFIX "BPK-STATE "
 
-/* "BPK-WORKLOAD t=<uptime> run=N" on the results port: the job starts the
+/* "BPK-WORKLOAD t=<uptime> runs=N" on the results port: the job starts the
  * workload. Not a state (the last state stays "armed"): from here on the
  * job itself says only not-fired or dry-run-done, so any other state is
  * the guest's user space claiming one (its output has a port of its own,

@@ -568,14 +568,12 @@ static void console_line(struct guest *g, const char *line, size_t len)
 		/* the guest's claim: root in it can write a record of the
 		 * kernel's facility straight to the console; the dump decides
 		 */
-		static const char claim[] = "the console says: ";
-		char shown[sizeof(claim) + 300];
+		char msg[300], shown[340];
 
 		fired(g);
-		memcpy(shown, claim, sizeof(claim));
-		escape_into(shown + sizeof(claim) - 1,
-			    sizeof(shown) - sizeof(claim) + 1, p->panic_msg,
+		escape_into(msg, sizeof(msg), p->panic_msg,
 			    strlen(p->panic_msg));
+		snprintf(shown, sizeof(shown), "the console says: %s", msg);
 		set_stage(g, STAGE_FIRE, shown);
 	}
 }
@@ -590,11 +588,9 @@ static void results_line(struct guest *g, const char *line, size_t len)
 	if (len <= n || memcmp(line, STATE_PREFIX, n))
 		return;
 	if (p->claims != claims) {
-		char shown[300];
-
-		escape_into(shown, sizeof(shown), line, len);
-		p_info("a state from the guest's user space, after the workload started, not acted on: %s",
-		       shown);
+		/* (p_info escapes it) */
+		p_info("a state from the guest's user space, after the workload started, not acted on: %.*s",
+		       (int)(len < 256 ? len : 256), line);
 		return;
 	}
 	if (!strcmp(p->last_state, STATE_BOOTED)) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,12 @@ static const char *word_after(const char *line, size_t len, const char *key,
 	return v;
 }
 
+/* Are the @len bytes at @s the word @w? */
+static bool word_is(const char *s, size_t len, const char *w)
+{
+	return len == strlen(w) && !memcmp(s, w, len);
+}
+
 void guestlog_init(struct guest_progress *g)
 {
 	memset(g, 0, sizeof(*g));
@@ -47,7 +54,7 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 	const char *state = line + strlen(STATE_PREFIX), *v;
 	const char *end = line + len;
 	const char *sp;
-	size_t vlen;
+	size_t vlen, slen;
 	double up = -1;
 
 	g->results_lines++;
@@ -68,21 +75,14 @@ void guestlog_result_line(struct guest_progress *g, const char *line,
 	    strncmp(line, STATE_PREFIX, strlen(STATE_PREFIX)))
 		return;
 	sp = memchr(state, ' ', (size_t)(end - state));
-	if (g->workload >= 0) {
-		size_t slen = (size_t)((sp ? sp : end) - state);
-
-		if (!((slen == strlen(STATE_NOT_FIRED) &&
-		       !memcmp(state, STATE_NOT_FIRED, slen)) ||
-		      (slen == strlen(STATE_DRY_DONE) &&
-		       !memcmp(state, STATE_DRY_DONE, slen)))) {
-			if (!g->claims++)
-				copy_field(g->claimed, sizeof(g->claimed), line,
-					   len);
-			return;
-		}
+	slen = (size_t)((sp ? sp : end) - state);
+	if (g->workload >= 0 && !word_is(state, slen, STATE_NOT_FIRED) &&
+	    !word_is(state, slen, STATE_DRY_DONE)) {
+		if (!g->claims++)
+			copy_field(g->claimed, sizeof(g->claimed), line, len);
+		return;
 	}
-	copy_field(g->last_state, sizeof(g->last_state), state,
-		   (size_t)((sp ? sp : end) - state));
+	copy_field(g->last_state, sizeof(g->last_state), state, slen);
 	v = word_after(line, len, " t=", &vlen);
 	if (v) {
 		char num[32];

@@ -95,19 +95,21 @@ rank() {
 }
 # minutes SCRIPT: what its "# starts early: N min ..." line says it takes
 minutes() { sed -n 's/^# starts early: \([0-9]*\) min.*/\1/p' "$1" | head -1; }
+declare -A rank_of
+for s in "${scripts[@]}"; do rank_of[$s]=$(rank "$s"); done
 queue=()
 for r in 0 1 2 3; do
 	if ((r == 1)); then
 		# the longest first
 		while read -r _ s; do queue+=("$s"); done < <(
 			for s in "${scripts[@]}"; do
-				if [[ $(rank "$s") == 1 ]]; then echo "$(minutes "$s") $s"; fi
+				if [[ ${rank_of[$s]} == 1 ]]; then echo "$(minutes "$s") $s"; fi
 			done | sort -s -k1,1nr
 		)
 		continue
 	fi
 	for s in "${scripts[@]}"; do
-		if [[ $(rank "$s") == "$r" ]]; then queue+=("$s"); fi
+		if [[ ${rank_of[$s]} == "$r" ]]; then queue+=("$s"); fi
 	done
 done
 
@@ -197,7 +199,7 @@ finish() {
 }
 
 for s in "${queue[@]}"; do
-	r=$(rank "$s")
+	r=${rank_of[$s]}
 	if ((r == 0 || r == 3)); then
 		while ((running > 0)); do finish; done
 		start "$s"
