@@ -2405,8 +2405,10 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			die("%s: %s", state, strerror(errno));
 		g.keep_extra = state_fd;
 		free(state);
-		/* the snapshot's RAM, mapped privately (copy on write) */
-		q.ram_file = guest_pass_file(&g, snap.ram, true, false);
+		/* the snapshot's RAM, a private copy mapped privately: the
+		 * cached file is never QEMU's to write
+		 */
+		q.ram_file = guest_pass_copy(&g, snap.ram);
 		if (!q.ram_file)
 			die("the snapshot's RAM cannot be used");
 		q.ram_shared = false;

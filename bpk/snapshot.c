@@ -119,6 +119,48 @@ static char *jstr(json_t *o, const char *key)
 	return v ? xstrdup(v) : NULL;
 }
 
+/* A snapshot's RAM file, once saved, is ours and read-only: QEMU's user
+ * wrote it while the snapshot's guest ran, and every later attempt starts
+ * from it (restores get a private copy, guest_pass_copy()).
+ */
+static int ram_seal(const char *ram, char *err, size_t errlen)
+{
+	int fd = open(ram, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || fchown(fd, geteuid(), getegid()) || fchmod(fd, 0400)) {
+		snprintf(err, errlen, "%s: cannot take it back from QEMU: %s",
+			 ram, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* 0 if @ram is a sealed RAM file: a regular file of ours that nobody may
+ * write; -1 with the reason in @err.
+ */
+static int ram_sealed(const char *ram, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(ram, &st)) {
+		snprintf(err, errlen, "%s: %s", ram, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 0222)) {
+		snprintf(
+			err, errlen,
+			"%s: not a read-only file of uid %u (uid %u, mode %04o): another user or a QEMU could have written it",
+			ram, (unsigned)geteuid(), (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 int snapshot_meta_read(const char *dir, struct snapshot_meta *m, char *err,
 		       size_t errlen)
 {
@@ -150,6 +192,10 @@ int snapshot_meta_read(const char *dir, struct snapshot_meta *m, char *err,
 	m->smp = (int)json_integer_value(json_object_get(j, "smp"));
 	m->ram = path_join(dir, "ram");
 	json_decref(j);
+	if (ram_sealed(m->ram, err, errlen)) {
+		snapshot_meta_free(m);
+		goto out;
+	}
 	if (!m->mem || !m->crashkernel || !m->accel || !m->kernel ||
 	    !m->append || !m->smp) {
 		snprintf(err, errlen, "%s: a field is missing", path);
@@ -405,8 +451,17 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		goto out;
 	}
 	if (file_exists(ok)) {
-		rc = 0;
-		goto unlock;
+		char *ram = path_join(dir, "ram");
+		char why[1024];
+		int bad = ram_sealed(ram, why, sizeof(why));
+
+		free(ram);
+		if (!bad) {
+			rc = 0;
+			goto unlock;
+		}
+		if (!req->quiet)
+			p_info("making the snapshot again: %s", why);
 	}
 	rm_rf(dir);
 	if (mkdir(dir, 0700)) {
@@ -529,6 +584,14 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 			unlink(p);
 			free(p);
 		}
+	}
+	{
+		char *ram = path_join(dir, "ram");
+		int bad = ram_seal(ram, err, errlen);
+
+		free(ram);
+		if (bad)
+			goto unlock;
 	}
 	if (write_meta(dir, req, key, accel, &k, append, &mk,
 		       k.default_crashkernel)) {

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -366,6 +368,78 @@ char *guest_pass_file(struct guest *g, const char *path, bool writable,
 	}
 	g->pass_fd[g->n_pass++] = fd;
 	return xasprintf("/proc/self/fd/%d", fd);
+}
+
+/* Copy @len bytes at @off from @in to @out, the same offset in both. */
+static int copy_range(int in, int out, off_t off, off_t len, char *buf,
+		      size_t bufsz)
+{
+	while (len > 0) {
+		size_t want = (size_t)len < bufsz ? (size_t)len : bufsz;
+		ssize_t n = pread(in, buf, want, off);
+
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		for (ssize_t done = 0, w; done < n; done += w) {
+			w = pwrite(out, buf + done, (size_t)(n - done),
+				   off + done);
+			if (w < 0)
+				return -1;
+		}
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+char *guest_pass_copy(struct guest *g, const char *path)
+{
+	enum { BUFSZ = 1 << 20 };
+	int in = -1, out = -1;
+	struct stat st;
+	off_t data = 0, hole;
+	char *buf = NULL;
+
+	if (g->n_pass == (int)ARRAY_SIZE(g->pass_fd)) {
+		p_err("%s: too many files for QEMU", path);
+		return NULL;
+	}
+	in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0 || fstat(in, &st))
+		goto fail;
+	/* memfd files are 0777: QEMU's user can open the copy by its fd */
+	out = memfd_create("bpk-snapshot-ram", MFD_CLOEXEC);
+	if (out < 0 || ftruncate(out, st.st_size))
+		goto fail;
+	buf = xmalloc(BUFSZ);
+	for (;;) {
+		data = lseek(in, data, SEEK_DATA);
+		if (data < 0) {
+			if (errno == ENXIO)
+				break;
+			goto fail;
+		}
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0 ||
+		    copy_range(in, out, data, hole - data, buf, BUFSZ))
+			goto fail;
+		data = hole;
+	}
+	free(buf);
+	close(in);
+	g->pass_fd[g->n_pass++] = out;
+	return xasprintf("/proc/self/fd/%d", out);
+fail:
+	p_err("%s: cannot copy it for QEMU: %s", path, strerror(errno));
+	free(buf);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return NULL;
 }
 
 void guest_control_send(struct guest *g, const void *data, size_t len)

@@ -169,6 +169,16 @@ int guest_replay(struct guest *g, const char *console, const char *results);
 char *guest_pass_file(struct guest *g, const char *path, bool writable,
 		      bool dir);
 
+/* A snapshot's RAM, for QEMU to map privately: a copy of @path in memory
+ * (a memfd, holes kept as holes), passed as guest_pass_file() passes a
+ * file. QEMU 7.2 maps a file privately only from a descriptor it opened
+ * for writing, and a QEMU the guest took over could then write the cached
+ * snapshot every later attempt starts from: it gets a copy that dies with
+ * the run instead. NULL, after an error message naming @path, if it cannot
+ * be read or copied.
+ */
+char *guest_pass_copy(struct guest *g, const char *path);
+
 /* Start QEMU with g->qemu_argv. 0, or -1 after an error message. */
 int guest_start(struct guest *g);
 
