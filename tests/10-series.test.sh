@@ -21,18 +21,19 @@ present=$(cd "$series" && printf "%s\n" *.patch | grep -vx '0000-cover-letter.pa
 check series.file_lists_all_patches "series lists: $(echo "$listed" | tr '\n' ' ')" \
 	test "$listed" = "$present"
 
-# The form of a posting: [PATCH vN n/total] subjects, one version for all,
-# and a cover letter that says what upstream would say.
+# The form of a posting: [RFC PATCH vN n/total] subjects (the series is not
+# meant for mainline), one version for all, and a cover letter that says
+# what upstream would say.
 n=${#patches[@]}
 subjects=$(for p in "${patches[@]}"; do sed -n 's/^Subject: //p' "$series/$p"; done)
-version=$(sed -n 's/^\[PATCH v\([0-9]*\) .*/\1/p' <<<"$subjects" | sort -u)
-numbered=$(i=0; for p in "${patches[@]}"; do i=$((i + 1)); grep -c "^Subject: \[PATCH v$version $i/$n\] " "$series/$p" || true; done | grep -cx 1 || true)
+version=$(sed -n 's/^\[RFC PATCH v\([0-9]*\) .*/\1/p' <<<"$subjects" | sort -u)
+numbered=$(i=0; for p in "${patches[@]}"; do i=$((i + 1)); grep -c "^Subject: \[RFC PATCH v$version $i/$n\] " "$series/$p" || true; done | grep -cx 1 || true)
 check series.posting_subjects "version ${version:-none}, $numbered of $n numbered: $(tr '\n' ';' <<<"$subjects")" \
 	test -n "$version" -a "$(wc -l <<<"$version")" = 1 -a "$numbered" = "$n"
 cover=$series/0000-cover-letter.patch
 cover_subject=$(sed -n 's/^Subject: //p' "$cover" 2>/dev/null || true)
 check series.cover_letter_subject "${cover_subject:-no 0000-cover-letter.patch}" \
-	grep -q "^\[PATCH v$version 0/$n\] " <<<"$cover_subject"
+	grep -q "^\[RFC PATCH v$version 0/$n\] " <<<"$cover_subject"
 missing=''
 for want in 'kfunc' 'id 210' 'bpf_cgrp_storage_get' "Changes in v$version" 'Changes in v2' 'Changes in v1'; do
 	grep -qF "$want" "$cover" 2>/dev/null || missing+=" '$want'"
@@ -46,7 +47,10 @@ check series.cover_letter_context "${missing:+missing:$missing}${missing:-upstre
 #    new selftest gets it; get_maintainer.pl must name the BPF list);
 #  - BIT_MACRO in tools/include/uapi: the UAPI copy must match the kernel's
 #    include/uapi header byte for byte, and BIT() is not available in UAPI
-#    headers (checkpatch only exempts include/uapi itself).
+#    headers (checkpatch only exempts include/uapi itself);
+#  - BAD_SIGN_OFF for Originally-by: alone, the tag that credits the RFC's
+#    author (the kernel's history uses it where code was rewritten from
+#    someone else's; checkpatch's list of signature tags does not have it).
 # It runs from the unpacked source tree, as a reviewer without git would:
 # in a git checkout checkpatch looks commit ids up in git instead, and
 # takes a quoted trace in a commit message for one it merely cannot find.
@@ -73,6 +77,9 @@ for p in "${patches[@]}"; do
 		BIT_MACRO)
 			[[ $where == tools/include/uapi/* ]] || bad+=("$line in $where")
 			;;
+		BAD_SIGN_OFF)
+			[[ $line == *'Non-standard signature: Originally-by:' ]] || bad+=("$line")
+			;;
 		*) bad+=("$line${where:+ in $where}") ;;
 		esac
 	done < <(grep -E '^(ERROR|WARNING|CHECK):' "$report")
@@ -98,7 +105,7 @@ done
 project=$(git -C "$top" log -1 --format='%an <%ae>' -- kernel-series)
 for p in "${patches[@]}"; do
 	from=$(git mailinfo /dev/null /dev/null <"$series/$p" | sed -n 's/^Author: //p;s/^Email: \(.*\)/<\1>/p' | paste -sd' ')
-	credit=$(grep -c '^Based on the RFC by Artem Savkov\.$' "$series/$p" || true)
+	credit=$(grep -c '^Originally-by: Artem Savkov <asavkov@redhat.com>$' "$series/$p" || true)
 	link=$(grep -m1 -o '^Link: https://lore.kernel.org/bpf/20220711083220\.2175036-[2-5]-asavkov@redhat.com/$' "$series/$p" || true)
 	notes=$(sed -n '/^---$/,/^ .* | /p' "$series/$p" | grep -c '^v[0-9]*[: ]' || true)
 	check "authorship.${p%.patch}" "From: $from; credit lines $credit; ${link:-no lore Link}; $notes changelog versions below ---" \

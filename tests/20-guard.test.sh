@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Guard tests a-g, j-m, booted: tests/guard/main.c runs as PID 1's job in the
+# Guard tests a-g, j-q, booted: tests/guard/main.c runs as PID 1's job in the
 # patched guest and reports one RESULT line per check over a virtio port.
 # The checks whose failure would panic or kexec the guest
 # (j.rearm_needs_reload, j.kfunc_rearm_needs_reload) run last: then the
@@ -26,6 +26,10 @@ expected+=(f.flag_refused_leaves_no_warning g.crash_kexec_needs_cap_sys_boot g.c
 	k.test_run_needs_cap_sys_boot k.attach_needs_cap_sys_boot k.link_needs_cap_sys_boot
 	k.prog_array_needs_cap_sys_boot k.perf_ioctl_needs_cap_sys_boot k.inherited_fd_needs_cap_sys_boot
 	k.prog_array_with_cap_sys_boot k.tail_call_from_non_destructive_refused
+	n.ext_link_needs_cap_sys_boot n.ext_load_needs_cap_sys_boot n.ext_did_not_reach_panic
+	n.ext_of_destructive_is_destructive o.iter_crash_kexec_refused
+	p.test_kfunc_loads_with_cap_sys_boot p.test_kfunc_caller_gated p.test_kfunc_needs_cap_sys_boot
+	q.off_waits_for_running_programs
 	j.disarm_refuses_test_run j.disarm_refuses_attach j.rearm_needs_reload j.kfunc_rearm_needs_reload
 	j.kfunc_armed_reaches_crash_kexec)
 

@@ -24,9 +24,11 @@
 #include <bpf/libbpf.h>
 
 #include "kprobe.h"
+#include "offwait.h"
 #include "privs.h"
 #include "progs.h"
 #include "race.h"
+#include "reach.h"
 #include "result.h"
 #include "sysctl.h"
 #include "usegate.h"
@@ -219,7 +221,7 @@ static void check_needs_sysctl(void)
 	}
 	expect_refused(
 		"d.needs_sysctl", &fentry, BPF_F_DESTRUCTIVE, -EPERM,
-		"bpf_panic() is disabled: kernel.destructive_bpf_enabled is 0");
+		"bpf_panic#210 is disabled: kernel.destructive_bpf_enabled is 0");
 }
 
 static void check_sysctl_write_needs_cap(void)
@@ -585,6 +587,9 @@ static int run_checks(void)
 	check_other_prog_types();
 	check_crash_kexec_kfunc();
 	check_use_gates(msg_fd, vlog, sizeof(vlog));
+	set_sysctl("1");
+	check_reach(msg_fd, vlog, sizeof(vlog));
+	check_off_waits(vlog, sizeof(vlog));
 	check_disarm();
 	/* last: they would panic or kexec the guest were the guard missing */
 	check_rearm_needs_reload();

@@ -25,7 +25,7 @@
 #include "sysctl.h"
 
 #define SYSCTL_LOG \
-	"bpf_panic() is disabled: kernel.destructive_bpf_enabled is 0"
+	"bpf_panic#210 is disabled: kernel.destructive_bpf_enabled is 0"
 
 struct flipper {
 	volatile int stop;
