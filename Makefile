@@ -40,7 +40,7 @@ KERNEL_OK := $(BUILD)/kernel.ok
 KERNEL_STAMP := $(BUILD)/kernel.stamp
 KHDR := $(KERNEL)/src/tools/include/uapi
 
-.PHONY: all deps kernel check-series guard selftest test clean distclean help
+.PHONY: all deps kernel check-series mutants guard selftest test clean distclean help
 help:
 	@echo 'make demo            set up everything, run the demo trigger, print its report'
 	@echo 'make test            make check, then every booted test (tests/*.test.sh)'
@@ -54,6 +54,7 @@ help:
 	@echo 'make asan            bpk under ASan/UBSan: the unit and command-line tests against it'
 	@echo 'make debian-kernel   fetch Debian'"'"'s stock kernel of linux-source-6.1'"'"'s version'
 	@echo 'make check-series    build the tree after each patch of the series (slow)'
+	@echo 'make mutants         each gate of the series removed in turn: the tests catch it (slow)'
 	@echo 'make install [PREFIX=/usr/local]   bpk, bpk(1), bash completion; make uninstall'
 	@echo 'make deps            install the Debian packages (as root)'
 	@echo 'make clean | distclean   remove build/ (distclean: the kernel cache too)'
@@ -106,6 +107,13 @@ $(KERNEL_OK): $(KERNEL_STAMP)
 check-series: $(KERNEL_OK)
 	kernel-series/check-each-patch.sh $(KERNEL)
 
+# Slow (an incremental kernel build and a boot per gate, about 20 min):
+# each gate of the series removed in turn (tests/selftest/mutants), and
+# the selftest, or the guard tests where the selftest must not go, run on
+# that kernel: every one must fail.
+mutants: bpk $(BUILD)/selftest-initramfs.cpio.gz $(BUILD)/guard-initramfs.cpio.gz
+	tests/selftest/mutate.sh
+
 # --- guard tests of the series (the patched appliance kernel)
 GUARD_SRCS := $(wildcard tests/guard/*.c tests/guard/*.h)
 GUARD_JOBS := $(wildcard tests/guard/jobs/*)
@@ -125,27 +133,63 @@ $(BUILD)/guard-initramfs.cpio.gz: $(BUILD)/guard appliance/mkinitramfs.sh applia
 		$(foreach j,$(GUARD_JOBS),$(j)=/etc/bpk/jobs/$(notdir $(j))) \
 		tests/guard/panic-message=/etc/bpk/panic-message
 
-# The series' own selftest (prog_tests/bpf_panic.c of the patched tree),
-# built with the selftest's headers into tests/selftest/runner.c, a
-# minimal test_progs, and run in the guest (tests/24-selftest). The
+# The series' own selftest (prog_tests/bpf_panic.c and progs/bpf_panic.c
+# of the patched tree), built with the selftest's headers into
+# tests/selftest/runner.c, a minimal test_progs, and run in the guest
+# (tests/24-selftest). The
 # selftest's sources are built as upstream builds them (-Wall -Werror).
 ST := $(KERNEL)/src/tools/testing/selftests/bpf
 SELFTEST := $(BUILD)/bpf-panic-selftest
 SELFTEST_JOBS := $(wildcard tests/selftest/jobs/*)
-$(SELFTEST): tests/selftest/runner.c $(KERNEL_OK)
-	$(CC) -std=gnu11 -O2 -g -Wall -Werror -static -I$(ST) -I$(KERNEL)/src/tools/include \
-		-I$(KHDR) -I$(KERNEL)/src/tools/lib -I$(KERNEL)/src/tools/arch/x86/include -o $@ \
-		tests/selftest/runner.c $(ST)/prog_tests/bpf_panic.c $(ST)/cap_helpers.c -lbpf -lelf -lz
-# The kernel with the helper's call-time check removed (a test-only patch,
-# built incrementally over the kernel's tree in an overlay): the selftest
-# must fail on it (tests/24-selftest).
-SELFTEST_BROKEN := $(BUILD)/bzImage-no-call-time-check
-$(SELFTEST_BROKEN): tests/selftest/no-call-time-check.patch tests/selftest/build-variant.sh $(KERNEL_OK)
-	tests/selftest/build-variant.sh $(KERNEL) tests/selftest/no-call-time-check.patch $@
+# Its BPF side as the bpf tree builds it: progs/bpf_panic.c against our
+# kernel's vmlinux.h and the tree's own bpf_helpers.h, whose
+# bpf_helper_defs.h is generated from the tree's UAPI (bpf_panic() is in
+# it), then a skeleton.
+STB := $(BUILD)/selftest
+$(STB)/bpf/bpf_helper_defs.h: $(KERNEL_OK)
+	@mkdir -p $(@D)
+	python3 $(KERNEL)/src/scripts/bpf_doc.py --header --file $(KERNEL)/src/tools/include/uapi/linux/bpf.h > $@.tmp
+	cp $(KERNEL)/src/tools/lib/bpf/bpf_helpers.h $(KERNEL)/src/tools/lib/bpf/bpf_tracing.h \
+		$(KERNEL)/src/tools/lib/bpf/bpf_core_read.h $(@D)/
+	mv $@.tmp $@
+# (TB is set further down: the triggers' dir, where vmlinux.h is made)
+$(STB)/%.bpf.o: $(ST)/progs/%.c $(STB)/bpf/bpf_helper_defs.h $(BUILD)/triggers/vmlinux.h $(KERNEL_OK)
+	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(STB) -I$(TB) -I$(ST) -I$(KHDR) \
+		-idirafter /usr/include/x86_64-linux-gnu -c $< -o $@
+.PRECIOUS: $(STB)/%.bpf.o $(STB)/%.skel.h $(STB)/%.lskel.h
+$(STB)/%.skel.h: $(STB)/%.bpf.o
+	bpftool gen skeleton $< name $* > $@.tmp
+	mv $@.tmp $@
+$(STB)/%.lskel.h: $(STB)/%.bpf.o
+	bpftool gen skeleton -L $< name $*_lskel > $@.tmp
+	mv $@.tmp $@
+ST_CFLAGS = -std=gnu11 -O2 -g -Wall -Werror -static -I$(STB) -I$(ST) -I$(KERNEL)/src/tools/include \
+	-I$(KHDR) -I$(KERNEL)/src/tools/lib -I$(KERNEL)/src/tools/arch/x86/include
+$(SELFTEST): tests/selftest/runner.c $(STB)/bpf_panic.skel.h $(KERNEL_OK)
+	$(CC) $(ST_CFLAGS) -o $@ tests/selftest/runner.c $(ST)/prog_tests/bpf_panic.c $(ST)/cap_helpers.c \
+		-lbpf -lelf -lz
+# The tree's own kfunc_call test (test_progs -t kfunc_call), built the same
+# way: its destructive subtest loads the do-nothing destructive test kfunc,
+# which the series must leave loadable.
+KFUNC_CALL_TEST := $(BUILD)/kfunc-call-test
+KFUNC_CALL_SKELS := $(addprefix $(STB)/,kfunc_call_fail.skel.h kfunc_call_test.skel.h \
+	kfunc_call_test.lskel.h kfunc_call_test_subprog.skel.h kfunc_call_test_subprog.lskel.h \
+	kfunc_call_destructive.skel.h)
+$(KFUNC_CALL_TEST): tests/selftest/runner.c $(KFUNC_CALL_SKELS) $(KERNEL_OK)
+	$(CC) $(ST_CFLAGS) -DTEST=kfunc_call -DTEST_FUNC=test_kfunc_call -o $@ tests/selftest/runner.c \
+		$(ST)/prog_tests/kfunc_call.c $(ST)/network_helpers.c $(ST)/cap_helpers.c -lbpf -lelf -lz
+# The kernel with one gate removed (a test-only patch, built incrementally
+# over the kernel's tree in an overlay): the crash_kexec kfunc's call-time
+# check, which the selftest observes without ever panicking; it must fail
+# there (tests/24-selftest). make mutants does the same for every gate.
+SELFTEST_MUTANT := tests/selftest/mutants/17-kfunc-call.patch
+SELFTEST_BROKEN := $(BUILD)/bzImage-mutant-kfunc-call
+$(SELFTEST_BROKEN): $(SELFTEST_MUTANT) tests/selftest/build-variant.sh $(KERNEL_OK)
+	tests/selftest/build-variant.sh $(KERNEL) $(SELFTEST_MUTANT) $@
 selftest: $(BUILD)/selftest-initramfs.cpio.gz $(SELFTEST_BROKEN)
-$(BUILD)/selftest-initramfs.cpio.gz: $(SELFTEST) appliance/mkinitramfs.sh appliance/guest/init $(GUEST_LIB) \
-		$(SELFTEST_JOBS)
-	appliance/mkinitramfs.sh $@ $(SELFTEST)=/bin/bpf-panic-selftest \
+$(BUILD)/selftest-initramfs.cpio.gz: $(SELFTEST) $(KFUNC_CALL_TEST) appliance/mkinitramfs.sh appliance/guest/init \
+		$(GUEST_LIB) $(SELFTEST_JOBS)
+	appliance/mkinitramfs.sh $@ $(SELFTEST)=/bin/bpf-panic-selftest $(KFUNC_CALL_TEST)=/bin/kfunc-call-test \
 		$(foreach j,$(SELFTEST_JOBS),$(j)=/etc/bpk/jobs/$(notdir $(j)))
 
 # --- triggers: CO-RE programs against our kernel's BTF, one loader

@@ -114,7 +114,7 @@ done
 
 # The selftest compiles against the patched tree's headers and libbpf API.
 st=$src/tools/testing/selftests/bpf
-if gcc -std=gnu11 -c -o "$out/bpf_panic.o" -Wall -Werror -I"$st" -I"$src/tools/include" \
+if gcc -std=gnu11 -c -o "$out/bpf_panic.o" -Wall -Werror -I"$build/selftest" -I"$st" -I"$src/tools/include" \
 	-I"$src/tools/include/uapi" -I"$src/tools/lib" -I"$src/tools/arch/x86/include" \
 	"$st/prog_tests/bpf_panic.c" 2>"$out/selftest.log"; then
 	pass selftest.compiles "prog_tests/bpf_panic.c -> $(stat -c %s "$out/bpf_panic.o") bytes"
