@@ -48,7 +48,7 @@ run() {
 		awk '{print $3}' | tr -d : | sed 's|^bpf_panic/||' | paste -sd, || true)
 	done_line=$(grep -aE "$want" "$dir/results.txt" 2>/dev/null || true)
 	if [[ -z $done_line ]]; then
-		failed+="${failed:+,}(did not finish: $(grep -a -m1 -o 'Kernel panic - not syncing: [^\r]*' "$dir/console.log" 2>/dev/null || echo 'no end line'))"
+		failed+="${failed:+,}(did not finish: $(grep -a -m1 'Kernel panic - not syncing' "$dir/console.log" 2>/dev/null | tr -d '\r' | sed 's/^.*\(Kernel panic\)/\1/' || echo 'no end line'))"
 	fi
 	printf '%s' "$failed"
 }
@@ -63,7 +63,7 @@ step_done "selftest and guard tests pass"
 rows=() missed=0
 for m in "${mutants[@]}"; do
 	name=$(basename "$m" .patch)
-	what=$(sed -n '1s/^Gate removed: //p' "$m")
+	what=$(sed -n '1s/^Gate removed: \(.*\)\.$/\1/p' "$m")
 	harness=$(sed -n 's/^Caught by: //p' "$m")
 	[[ -n $what && -n $harness ]] || die "$m: no 'Gate removed:' or 'Caught by:' line"
 	t0=$(now_ms)
