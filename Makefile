@@ -152,10 +152,12 @@ $(STB)/bpf/bpf_helper_defs.h: $(KERNEL_OK)
 	cp $(KERNEL)/src/tools/lib/bpf/bpf_helpers.h $(KERNEL)/src/tools/lib/bpf/bpf_tracing.h \
 		$(KERNEL)/src/tools/lib/bpf/bpf_core_read.h $(@D)/
 	mv $@.tmp $@
-# (TB is set further down: the triggers' dir, where vmlinux.h is made)
-$(STB)/%.bpf.o: $(ST)/progs/%.c $(STB)/bpf/bpf_helper_defs.h $(BUILD)/triggers/vmlinux.h $(KERNEL_OK)
+# The source is the kernel tree's, which kernel.ok stands for: it may not
+# exist yet when make reads this (a fresh clone). TB is set further down:
+# the triggers' dir, where vmlinux.h is made.
+$(STB)/%.bpf.o: $(STB)/bpf/bpf_helper_defs.h $(BUILD)/triggers/vmlinux.h $(KERNEL_OK)
 	clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I$(STB) -I$(TB) -I$(ST) -I$(KHDR) \
-		-idirafter /usr/include/x86_64-linux-gnu -c $< -o $@
+		-idirafter /usr/include/x86_64-linux-gnu -c $(ST)/progs/$*.c -o $@
 .PRECIOUS: $(STB)/%.bpf.o $(STB)/%.skel.h $(STB)/%.lskel.h
 $(STB)/%.skel.h: $(STB)/%.bpf.o
 	bpftool gen skeleton $< name $* > $@.tmp
