@@ -60,16 +60,39 @@ for ((i = 0; i < ${#patches[@]}; i++)); do
 	touched=$(sed -n 's|^+++ b/||p' "$here/$p")
 	t0=$(now_ms)
 	if ! grep -qv '^tools/testing/selftests/' <<<"$touched"; then
-		# Selftests only: compile each added or changed prog_tests file.
+		# Selftests only: build them as the selftests' Makefile does. BPF
+		# programs (progs/) with clang against the vmlinux.h of the tree
+		# just built and the tree's bpf_helpers.h, whose
+		# bpf_helper_defs.h comes from its UAPI, each with its skeleton;
+		# then the other C files, which include the skeletons.
 		st=$src/tools/testing/selftests/bpf
+		gen=$work/selftest-gen
+		log=$work/build-$((i + 1)).log
 		ok=1
+		mkdir -p "$gen/bpf"
+		{
+			bpftool btf dump file "$obj/vmlinux" format c >"$gen/vmlinux.h" &&
+				python3 "$src/scripts/bpf_doc.py" --header \
+					--file "$src/tools/include/uapi/linux/bpf.h" >"$gen/bpf/bpf_helper_defs.h" &&
+				cp "$src"/tools/lib/bpf/{bpf_helpers.h,bpf_tracing.h,bpf_core_read.h} "$gen/bpf/"
+		} >"$log" 2>&1 || ok=0
 		for f in $touched; do
-			[[ $f == *.c ]] || continue
-			gcc -std=gnu11 -c -o /dev/null -Wall -Werror -I"$st" -I"$src/tools/include" \
-				-I"$src/tools/include/uapi" -I"$src/tools/lib" \
-				-I"$src/tools/arch/x86/include" "$src/$f" >"$work/build-$((i + 1)).log" 2>&1 || ok=0
+			[[ $f == */progs/*.c ]] || continue
+			((ok)) || break
+			n=$(basename "$f" .c)
+			clang -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I"$gen" -I"$st" \
+				-I"$src/tools/include/uapi" -idirafter /usr/include/x86_64-linux-gnu \
+				-c "$src/$f" -o "$gen/$n.bpf.o" >>"$log" 2>&1 &&
+				bpftool gen skeleton "$gen/$n.bpf.o" name "$n" >"$gen/$n.skel.h" 2>>"$log" || ok=0
 		done
-		what="selftest compile"
+		for f in $touched; do
+			[[ $f == *.c && $f != */progs/* ]] || continue
+			((ok)) || break
+			gcc -std=gnu11 -c -o /dev/null -Wall -Werror -I"$gen" -I"$st" -I"$src/tools/include" \
+				-I"$src/tools/include/uapi" -I"$src/tools/lib" \
+				-I"$src/tools/arch/x86/include" "$src/$f" >>"$log" 2>&1 || ok=0
+		done
+		what="selftest build (BPF programs, skeletons, test files)"
 	else
 		ok=1
 		make -C "$src" O="$obj" ARCH=x86_64 -j"$jobs" bzImage >"$work/build-$((i + 1)).log" 2>&1 || ok=0
