@@ -78,22 +78,6 @@ static void cap_restore(int cap)
 		exit(2);
 	}
 }
-/* First line of the verifier log that contains @needle, or "" */
-static const char *log_line(const char *needle)
-{
-	static char line[256];
-	const char *p = strstr(vlog, needle), *start, *end;
-
-	if (!p)
-		return "";
-	for (start = p; start > vlog && start[-1] != '\n'; start--)
-		;
-	end = strchr(p, '\n');
-	snprintf(line, sizeof(line), "%.*s",
-		 (int)(end ? end - start : (long)strlen(start)), start);
-	return line;
-}
-
 static void close_fd(int fd)
 {
 	if (fd >= 0)
@@ -116,7 +100,7 @@ static void expect_refused(const char *id, const struct prog_kind *kind,
 			   const char *want_log)
 {
 	int fd = load_panic_prog(kind, msg_fd, flags, vlog, sizeof(vlog));
-	const char *line = log_line(want_log);
+	const char *line = log_line(vlog, want_log);
 
 	result(fd == want_err && *line, id,
 	       "%s load -> %s (want %s), log: \"%s\"", kind->name,
@@ -417,11 +401,13 @@ static void check_crash_kexec_kfunc(void)
 	}
 	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
 	cap_restore(CAP_SYS_BOOT);
-	result(fd == -EACCES && *log_line("require CAP_SYS_BOOT"),
+	result(fd == -EACCES && *log_line(vlog, "require CAP_SYS_BOOT"),
 	       "g.crash_kexec_needs_cap_sys_boot",
 	       "kfunc load without CAP_SYS_BOOT -> %s (want EACCES), log: \"%s\"",
 	       fd >= 0 ? "loaded" : strerror(-fd),
-	       *log_line("CAP_SYS_BOOT") ? log_line("CAP_SYS_BOOT") : vlog);
+	       *log_line(vlog, "CAP_SYS_BOOT") ?
+		       log_line(vlog, "CAP_SYS_BOOT") :
+		       vlog);
 	close_fd(fd);
 
 	/* With the capability and the switch on it loads, destructive for
@@ -445,11 +431,13 @@ static void check_crash_kexec_kfunc(void)
 	fd = load_crash_kexec_prog(vlog, sizeof(vlog));
 	result(fd == -EPERM &&
 		       *log_line(
+			       vlog,
 			       "destructive kfunc crash_kexec is disabled: kernel.destructive_bpf_enabled is 0"),
 	       "g.crash_kexec_refused_switch_off",
 	       "kfunc load with CAP_SYS_BOOT, sysctl=0 -> %s (want EPERM), log: \"%s\"",
 	       fd >= 0 ? "loaded" : strerror(-fd),
-	       *log_line("crash_kexec") ? log_line("crash_kexec") : vlog);
+	       *log_line(vlog, "crash_kexec") ? log_line(vlog, "crash_kexec") :
+						vlog);
 	close_fd(fd);
 }
 

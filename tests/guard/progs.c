@@ -34,6 +34,39 @@ int msg_map_create(const char *msg)
 	return fd;
 }
 
+static char line[256];
+
+const char *log_line(const char *log, const char *needle)
+{
+	const char *p = strstr(log, needle), *start, *end;
+
+	if (!p)
+		return "";
+	for (start = p; start > log && start[-1] != '\n'; start--)
+		;
+	end = strchr(p, '\n');
+	snprintf(line, sizeof(line), "%.*s",
+		 (int)(end ? end - start : (long)strlen(start)), start);
+	return line;
+}
+
+const char *log_reason(const char *log)
+{
+	const char *end = log + strlen(log), *start;
+
+	for (;;) {
+		while (end > log && end[-1] == '\n')
+			end--;
+		for (start = end; start > log && start[-1] != '\n'; start--)
+			;
+		if (start == end || strncmp(start, "processed ", 10))
+			break;
+		end = start;
+	}
+	snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
+	return line;
+}
+
 static int load(enum bpf_prog_type type, enum bpf_attach_type attach_type,
 		const char *attach_to, const struct bpf_insn *insns,
 		size_t insn_cnt, unsigned int prog_flags, char *log,

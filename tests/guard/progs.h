@@ -28,6 +28,16 @@ struct prog_kind {
  */
 int msg_map_create(const char *msg);
 
+/* The first line of verifier log @log that contains @needle, or "". In a
+ * static buffer: the next call overwrites it.
+ */
+const char *log_line(const char *log, const char *needle);
+
+/* Why a load was refused: the verifier's last line in @log before its
+ * "processed N insns" statistics, or "". Same buffer as log_line().
+ */
+const char *log_reason(const char *log);
+
 /* Load "r1 = &msg; call bpf_panic; r0 = 0; exit" as @kind with @prog_flags
  * (and the kind's own flags). Returns the program fd or -errno; the
  * verifier log is left in @log.

@@ -40,46 +40,10 @@ static int err_of(int fd)
 	return fd >= 0 ? 0 : -errno;
 }
 
-static const char *said(int err)
-{
-	return err ? strerror(-err) : "accepted";
-}
-
 static void close_fd(int fd)
 {
 	if (fd >= 0)
 		close(fd);
-}
-
-/* First line of @log containing @needle, or "" */
-static const char *line_of(const char *log, const char *needle)
-{
-	static char line[256];
-	const char *p = strstr(log, needle), *start, *end;
-
-	if (!p)
-		return "";
-	for (start = p; start > log && start[-1] != '\n'; start--)
-		;
-	end = strchr(p, '\n');
-	snprintf(line, sizeof(line), "%.*s",
-		 (int)(end ? end - start : (long)strlen(start)), start);
-	return line;
-}
-
-/* The last line of a verifier log: why a load was refused */
-static const char *last_line(const char *log)
-{
-	static char line[256];
-	size_t n = strlen(log);
-	const char *start;
-
-	while (n && log[n - 1] == '\n')
-		n--;
-	for (start = log + n; start > log && start[-1] != '\n'; start--)
-		;
-	snprintf(line, sizeof(line), "%.*s", (int)(log + n - start), start);
-	return line;
 }
 
 static int switch_cycle(void)
@@ -247,12 +211,12 @@ static void check_extensions(int msg_fd, char *log, size_t log_size)
 	 * (and left linked for the test run below)
 	 */
 	ext2 = load_cond_ext(&b, twin, log, log_size);
-	snprintf(why2, sizeof(why2), "%s", last_line(log));
+	snprintf(why2, sizeof(why2), "%s", log_reason(log));
 	link2 = ext2 >= 0 ? link_ext(&b, ext2, target) : -errno;
 	close_fd(link2);
 	ext = load_cond_ext(&b, target, log, log_size);
 	ext_err = err_of(ext);
-	snprintf(why, sizeof(why), "%s", last_line(log));
+	snprintf(why, sizeof(why), "%s", log_reason(log));
 	if (ext >= 0)
 		link = link_ext(&b, ext, target);
 	if (cap_raise_effective(CAP_SYS_BOOT)) {
@@ -285,7 +249,7 @@ static void check_extensions(int msg_fd, char *log, size_t log_size)
 	result(ext >= 0 && !strcmp(fdinfo_value(ext, "destructive"), "1"),
 	       "n.ext_of_destructive_is_destructive",
 	       "extension with CAP_SYS_BOOT: %s, fdinfo destructive: \"%s\" (want loaded, 1)",
-	       ext >= 0 ? "loaded" : last_line(log),
+	       ext >= 0 ? "loaded" : log_reason(log),
 	       ext >= 0 ? fdinfo_value(ext, "destructive") : "");
 out:
 	close_fd(ext);
@@ -345,10 +309,10 @@ static void check_iterator(char *log, size_t log_size)
 	fd = load_iter_crash_kexec(id, log, log_size);
 	err = err_of(fd);
 	result(err == -EACCES &&
-		       *line_of(log, "is not allowed in this program type"),
+		       *log_line(log, "is not allowed in this program type"),
 	       "o.iter_crash_kexec_refused",
 	       "iter/task calling crash_kexec, switch on, CAP_SYS_BOOT: %s, log \"%s\" (want EACCES, not allowed in this program type)",
-	       said(err), line_of(log, "crash_kexec"));
+	       said(err), log_line(log, "crash_kexec"));
 	close_fd(fd);
 }
 
@@ -391,7 +355,7 @@ static void check_test_kfunc(char *log, size_t log_size)
 	       "p.test_kfunc_loads_with_cap_sys_boot",
 	       "sched_cls calling bpf_kfunc_call_test_destructive, CAP_SYS_BOOT, switch off: %s, fdinfo destructive \"%s\"; log \"%s\" (want loaded, 1)",
 	       said(err), fd >= 0 ? fdinfo_value(fd, "destructive") : "",
-	       line_of(log, "destructive"));
+	       log_line(log, "destructive"));
 	if (fd >= 0) {
 		run_err = prog_test_run(fd, &retval);
 		result(run_err == -EPERM, "p.test_kfunc_caller_gated",
@@ -409,10 +373,10 @@ static void check_test_kfunc(char *log, size_t log_size)
 		fprintf(stderr, "guard: cannot raise CAP_SYS_BOOT again\n");
 		_exit(2);
 	}
-	result(err == -EACCES && *line_of(log, "require CAP_SYS_BOOT"),
+	result(err == -EACCES && *log_line(log, "require CAP_SYS_BOOT"),
 	       "p.test_kfunc_needs_cap_sys_boot",
 	       "the same without CAP_SYS_BOOT: %s, log \"%s\" (want EACCES, as upstream)",
-	       said(err), line_of(log, "destructive"));
+	       said(err), log_line(log, "destructive"));
 	close_fd(fd);
 	err = sysctl_write(DESTRUCTIVE_SYSCTL, "1");
 	if (err) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "result.h"
 
@@ -19,4 +20,9 @@ void result(int ok, const char *id, const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	fflush(stdout);
+}
+
+const char *said(int err)
+{
+	return err ? strerror(-err) : "accepted";
 }

@@ -9,4 +9,7 @@ extern int checks_run, failures;
 void result(int ok, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* What a refused or accepted call says: strerror(-@err), or "accepted" */
+const char *said(int err);
+
 #endif

@@ -31,12 +31,6 @@
 #include "sysctl.h"
 #include "usegate.h"
 
-/* what a refused or accepted call says */
-static const char *said(int err)
-{
-	return err ? strerror(-err) : "accepted";
-}
-
 static int test_run_err(int fd)
 {
 	int ret = 0, err = prog_test_run(fd, &ret);
