@@ -234,14 +234,19 @@ char *guest_cmdline(const struct guest_params *p)
 char *control_header(const struct guest_params *p, const char *seed,
 		     size_t size)
 {
-	char *args = commas(p->args), *h;
-	int n = asprintf(
+	char *args = commas(p->args), *h, when[40] = "";
+	int n;
+
+	if (p->host_time > 0)
+		snprintf(when, sizeof(when), " time=%lld", p->host_time);
+	n = asprintf(
 		&h,
 		CONTROL_PREFIX
-		"trigger=%s args=%s repeat=%d dry=%d sysctl=%d panic_on_oops=%d panic_on_warn=%d attempt=%d seed=%s size=%zu\n",
+		"trigger=%s args=%s repeat=%d dry=%d sysctl=%d panic_on_oops=%d panic_on_warn=%d softlockup_panic=%d hung_task_panic=%d panic_on_rcu_stall=%d unknown_nmi_panic=%d attempt=%d seed=%s%s size=%zu\n",
 		p->trigger ? p->trigger : "", args, p->repeat, p->dry,
-		p->sysctl, p->panic_on_oops, p->panic_on_warn, p->attempt, seed,
-		size);
+		p->sysctl, p->panic_on_oops, p->panic_on_warn,
+		p->panic_softlockup, p->panic_hung, p->panic_rcu, p->nmi_panic,
+		p->attempt, seed, when, size);
 
 	free(args);
 	return n < 0 ? NULL : h;

@@ -135,13 +135,16 @@ struct guest_params {
 	const char *append; /* the user's extra words, as they are */
 	const char *crashkernel; /* NULL or "none": no reservation */
 	int attempt; /* 0: not an attempt of a campaign */
+	long long host_time; /* control message: the host's clock, 0: none */
 };
 
 /* The guest kernel's command line after GUEST_CMDLINE_BASE, malloc'd. */
 char *guest_cmdline(const struct guest_params *p);
 
 /* The control message's header line (with its newline), announcing
- * @size bytes of workload; @seed: host random bytes as hex.
+ * @size bytes of workload; @seed: host random bytes as hex. What a cold
+ * boot sets on the command line (panic_on_*, the detectors, the NMI) goes
+ * as sysctl values, and the host's clock as time= when set.
  */
 char *control_header(const struct guest_params *p, const char *seed,
 		     size_t size);

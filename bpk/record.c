@@ -103,6 +103,7 @@ void record_init(struct run_record *r)
 	r->timings.dmesg = RECORD_NO_TIME;
 	r->timings.dump = RECORD_NO_TIME;
 	r->timings.restore = RECORD_NO_TIME;
+	r->timings.start_to_armed = RECORD_NO_TIME;
 	r->timings.qemu_wall = RECORD_NO_TIME;
 	r->timings.collect = RECORD_NO_TIME;
 }
@@ -159,6 +160,7 @@ void record_free(struct run_record *r)
 		&r->dump.path_why,
 		&r->guest.restored_from,
 		&r->guest.restore_error,
+		&r->guest.cold_why,
 		&r->report.error,
 	};
 
@@ -231,6 +233,7 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_string_field(jw, "share_rw", r->guest.share_rw);
 	jw_string_field(jw, "restored_from", r->guest.restored_from);
 	jw_string_field(jw, "restore_error", r->guest.restore_error);
+	jw_string_field(jw, "cold_why", r->guest.cold_why);
 	jw_end_object(jw);
 
 	jw_name(jw, "qemu");
@@ -311,6 +314,7 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_seconds_field(jw, "dmesg_s", r->timings.dmesg);
 	jw_seconds_field(jw, "dump_s", r->timings.dump);
 	jw_seconds_field(jw, "restore_s", r->timings.restore);
+	jw_seconds_field(jw, "start_to_armed_s", r->timings.start_to_armed);
 	jw_seconds_field(jw, "qemu_wall_s", r->timings.qemu_wall);
 	jw_seconds_field(jw, "collect_s", r->timings.collect);
 	jw_end_object(jw);
@@ -800,6 +804,7 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	       &r->guest.restored_from);
 	string(rd, guest, "guest", "restore_error", OPTIONAL,
 	       &r->guest.restore_error);
+	string(rd, guest, "guest", "cold_why", OPTIONAL, &r->guest.cold_why);
 
 	qemu = object(rd, root, NULL, "qemu", REQUIRED);
 	int_field(rd, qemu, "qemu", "exit", REQUIRED, INT_MIN, &r->qemu.exit);
@@ -896,6 +901,7 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	seconds(rd, timings, "dmesg_s", &r->timings.dmesg);
 	seconds(rd, timings, "dump_s", &r->timings.dump);
 	seconds(rd, timings, "restore_s", &r->timings.restore);
+	seconds(rd, timings, "start_to_armed_s", &r->timings.start_to_armed);
 	seconds(rd, timings, "qemu_wall_s", &r->timings.qemu_wall);
 	seconds(rd, timings, "collect_s", &r->timings.collect);
 }

@@ -57,6 +57,10 @@ struct run_record {
 		char *share_rw;
 		/* the snapshot it was restored from; NULL: booted */
 		char *restored_from, *restore_error;
+		/* why a run that could have started warm booted (NULL: it
+		 * started warm, or it is a campaign's attempt)
+		 */
+		char *cold_why;
 	} guest;
 	struct {
 		int exit;
@@ -116,6 +120,8 @@ struct run_record {
 	struct {
 		double boot_to_armed, armed_to_panic, panic_to_capture, dmesg,
 			dump, restore, qemu_wall, collect;
+		/* host clock, QEMU's start to the guest's "armed" */
+		double start_to_armed;
 	} timings;
 };
 

@@ -39,6 +39,7 @@
 #include "record.h"
 #include "run.h"
 #include "snapshot.h"
+#include "warm.h"
 #include "supervise.h"
 #include "table.h"
 #include "userprog.h"
@@ -112,6 +113,8 @@ static void usage_run(void)
 	       "  --kexec-checks         load the crash kernel with kexec's SHA-256 checks\n"
 	       "  --qemu-arg ARG         pass ARG to QEMU (repeatable)\n"
 	       "  --log-cap SIZE         keep at most SIZE of the console, guest and workload logs, dmesg (64M)\n"
+	       "  --cold                 boot the guest instead of restoring the idle\n"
+	       "                         snapshot of our kernel (the warm start)\n"
 	       "  --no-build             do not bring the build up to date first (make)\n"
 	       "  --runs DIR             where the run is filed (BPK_RUNS, runs/)\n"
 	       "  -q, --quiet            print only the run directory\n"
@@ -208,6 +211,8 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 			o->open_crash = true;
 		} else if (!strcmp(a, "--no-build")) {
 			o->build = false;
+		} else if (!strcmp(a, "--cold")) {
+			o->cold = true;
 		} else if (a[0] == '-' && a[1] == '-') {
 			static const char *const with_value[] = {
 				"--workload", "--repeat",
@@ -748,11 +753,8 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 	}
 	check_trigger_name(o);
 	check_args_text(o);
-	if (o->restore && (o->stall_s || o->panic_softlockup || o->panic_hung ||
-			   o->panic_rcu))
-		usage_error(
-			"--%s and --restore: it is set on the guest kernel's command line at boot, and a snapshot's guest booted without it",
-			o->stall_s ? "stall" : "panic-on");
+	if (o->cold && o->restore)
+		usage_error("--cold and --restore exclude each other");
 	if (!strcmp(o->trigger, "none")) {
 		if (o->targs.n)
 			usage_error("trigger none takes no parameters");
@@ -1124,6 +1126,12 @@ static void on_stage(struct guest *g, enum stage s, const char *detail)
 	bool changed = s != r->shown, say;
 	char el[32];
 
+	if (s == STAGE_BOOT && r->o->restore)
+		detail =
+			r->o->warm ?
+				"QEMU restoring the idle snapshot (warm start)" :
+				"QEMU restoring the snapshot";
+
 	if (changed) {
 		if (r->o->display == DISPLAY_TERM)
 			show_line(r, true);
@@ -1401,7 +1409,9 @@ static void record_guest_facts(const struct run_state *r,
 		rec->guest.shares_ro[i] = xstrdup(o->shares.v[i]);
 	record_set(&rec->guest.share_rw, o->share_rw);
 	record_set(&rec->guest.restored_from, o->restore);
-	record_set(&rec->guest.restore_error, r->restore_err);
+	record_set(&rec->guest.restore_error,
+		   r->restore_err ? r->restore_err : r->o->restore_failed);
+	record_set(&rec->guest.cold_why, r->o->cold_why);
 }
 
 /*
@@ -1710,16 +1720,19 @@ static void check_early_signal(struct run_state *r)
 	exit(128 + sig);
 }
 
+/* 32 bytes: the 256 bits the guest's generator needs credited to count as
+ * seeded (a guest under TCG has few sources of its own)
+ */
 static char *random_hex(void)
 {
-	unsigned char b[16];
-	char *hex = xmalloc(33);
+	unsigned char b[32];
+	char *hex = xmalloc(65);
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || read(fd, b, sizeof(b)) != sizeof(b))
 		die("/dev/urandom: %s", strerror(errno));
 	close(fd);
-	for (int i = 0; i < 16; i++)
+	for (int i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", b[i]);
 	return hex;
 }
@@ -2237,6 +2250,9 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	validate_after_build(o, k);
 	accel = qemu_accel(o->accel, k->image);
 	args = strv_join(&o->targs, " ");
+	warm_choose(o, k);
+	if (o->warm)
+		check_restore(o, k, accel, args);
 	r.accel = accel;
 	r.args = args;
 	if (mkdir_p(paths.runs, 0700))
@@ -2263,6 +2279,19 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 				    paths.runs, strerror(e));
 		}
 		keep_prog(o, &r);
+		if (o->restore_failed_stage) {
+			/* QEMU's words on the failed warm start */
+			char *from =
+				path_join(o->restore_failed_stage, "qemu.log");
+			char *to = path_join(r.stage, "restore-qemu.log");
+
+			if (file_exists(from) && rename(from, to))
+				p_err("%s: %s", to, strerror(errno));
+			remove_tree(o->restore_failed_stage);
+			o->restore_failed_stage = NULL;
+			free(from);
+			free(to);
+		}
 	}
 	if (o->campaign) {
 		char *fifo = path_join(o->campaign, "events");
@@ -2440,6 +2469,10 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		gp.sysctl = o->sysctl;
 		gp.panic_on_oops = o->panic_on_oops;
 		gp.panic_on_warn = o->panic_on_warn;
+		gp.panic_softlockup = o->panic_softlockup;
+		gp.panic_hung = o->panic_hung;
+		gp.panic_rcu = o->panic_rcu;
+		gp.nmi_panic = o->stall_s > 0;
 		gp.attempt = o->attempt;
 		struct qmp *q = run_qmp(&g, err, sizeof(err));
 
@@ -2449,6 +2482,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			p_err("the restore failed: %s", err);
 			guest_stop(&g, 1, "the restore failed");
 		} else {
+			/* the clock as the control message leaves */
+			gp.host_time = (long long)(epoch_ms() / 1000);
 			hdr = control_header(&gp, seed, workload_len);
 			guest_control_send(&g, hdr, strlen(hdr));
 			guest_control_send(&g, workload_text, workload_len);
@@ -2477,6 +2512,28 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			unlink(ql);
 		free(ql);
 	}
+	if (restore_err && o->warm && !g.signum) {
+		/* the warm start failed before the guest ran: boot instead,
+		 * keeping QEMU's words on the failure with the run
+		 */
+		p_err("booting cold: the restore of %s failed", o->restore);
+		remove_tree(r.work);
+		o->restore_failed = restore_err;
+		o->restore_failed_stage = r.stage;
+		o->cold_why = xasprintf("the restore of %s failed: %s",
+					o->restore, restore_err);
+		o->restore = NULL;
+		o->warm = false;
+		snapshot_meta_free(&snap);
+		free(args);
+		free(cmdline);
+		free(initrd);
+		free(workload_text);
+		free(hostfs_why);
+		strv_free(&extra);
+		strv_free(&shares);
+		return run_execute(o, k, run_dir);
+	}
 	if (o->restore) {
 		/* a restored run's console and guest log begin with the
 		 * snapshot's boot
@@ -2498,11 +2555,12 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	if (g.stall_nmi_ms)
 		rec.qemu.nmi_injected_ms = g.stall_nmi_ms - g.started_ms;
 	rec.timings.qemu_wall = ms_to_s(g.ended_ms - g.started_ms);
-	if (o->attempt) {
+	if (r.armed_ms)
+		rec.timings.start_to_armed = ms_to_s(r.armed_ms - g.started_ms);
+	if (o->attempt)
 		rec.campaign.attempt = o->attempt;
-
+	if (o->restore)
 		rec.timings.restore = restore_s;
-	}
 	ci.staging = r.stage;
 	ci.runs = paths.runs;
 	ci.trigger = o->trigger;

@@ -49,6 +49,11 @@ struct run_opts {
 	const char *append, *capture_append;
 	long long log_cap; /* console, results, vmcore-dmesg: the most kept */
 	const char *restore; /* a snapshot dir: restore instead of booting */
+	bool cold; /* --cold: boot, even where the idle snapshot would do */
+	bool warm; /* restore is the idle snapshot warm_choose() picked */
+	char *cold_why; /* why a run that could start warm boots (warm.h) */
+	char *restore_failed; /* the failed warm restore a cold boot follows */
+	char *restore_failed_stage; /* its staging dir, for QEMU's log */
 	int attempt; /* a campaign's attempt number, 0 if none */
 	const char *campaign; /* the campaign dir of that attempt */
 	enum display display;

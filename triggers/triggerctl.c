@@ -6,15 +6,20 @@
  *   triggerctl check                    can a trigger fire into a crash kernel?
  *   triggerctl parse NAME [key=value...] check arguments only (host too)
  *   triggerctl arm NAME [key=value...]  load, attach and pin; stays armed
+ *   triggerctl arm --check NAME ...     check's report first, then arm (one
+ *                                       process: the guest's arming is timed)
  *   triggerctl status [NAME]            armed triggers, matches, fire records
  *   triggerctl disarm NAME              detach and unpin
  *   triggerctl rearm NAME               load it again with the same arguments
+ *   triggerctl reseed HEX               the host's bytes into the kernel's
+ *                                       generator, reseeded (a restored guest)
  *
  * NAME is a trigger of the table, or a run's own program: the BPF object
  * USERPROG_DIR/NAME.bpf.o (bpk run --prog), read as its trigger.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +30,7 @@
 #include "fire.h"
 #include "params.h"
 #include "preflight.h"
+#include "reseed.h"
 #include "sysctl.h"
 #include "table.h"
 #include "userprog.h"
@@ -35,8 +41,8 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: triggerctl list | check | parse NAME [key=value ...] | "
-		"arm NAME [key=value ...] | status [NAME] | disarm NAME | "
-		"rearm NAME\n");
+		"arm [--check] NAME [key=value ...] | status [NAME] | disarm NAME | "
+		"rearm NAME | reseed HEX\n");
 	return 2;
 }
 
@@ -92,7 +98,7 @@ static int cmd_parse(const char *name, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_arm(const char *name, int argc, char **argv)
+static int cmd_arm(const char *name, int argc, char **argv, bool report)
 {
 	struct arm_args a;
 	struct preflight p;
@@ -102,6 +108,9 @@ static int cmd_arm(const char *name, int argc, char **argv)
 	if (parse(name, argc, argv, &a))
 		return 2;
 	preflight_probe(&p);
+	/* the report's own status is check's: arming decides below */
+	if (report)
+		(void)preflight_report(&p);
 	if (a.dry_run) {
 		action = FIRE_NONE;
 	} else if (!p.crash_loaded) {
@@ -268,7 +277,7 @@ static int cmd_rearm(const char *name)
 			strerror(-err));
 		return 1;
 	}
-	return cmd_arm(name, n, words);
+	return cmd_arm(name, n, words, false);
 }
 
 /*
@@ -295,6 +304,15 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage();
+	if (!strcmp(argv[1], "reseed") && argc == 3) {
+		char err[ERRLEN];
+
+		if (reseed_from_hex(argv[2], err, sizeof(err))) {
+			fprintf(stderr, "triggerctl: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
 	if (argc >= 3 && strcmp(argv[1], "list") && strcmp(argv[1], "check") &&
 	    own_program(argv[2]))
 		return 2;
@@ -304,8 +322,12 @@ int main(int argc, char **argv)
 		return cmd_check();
 	if (!strcmp(argv[1], "parse") && argc >= 3)
 		return cmd_parse(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "arm") && argc >= 4 && !strcmp(argv[2], "--check"))
+		return own_program(argv[3]) ?
+			       2 :
+			       cmd_arm(argv[3], argc - 4, argv + 4, true);
 	if (!strcmp(argv[1], "arm") && argc >= 3)
-		return cmd_arm(argv[2], argc - 3, argv + 3);
+		return cmd_arm(argv[2], argc - 3, argv + 3, false);
 	if (!strcmp(argv[1], "status") && argc <= 3)
 		return cmd_status(argc == 3 ? argv[2] : NULL);
 	if (!strcmp(argv[1], "disarm") && argc == 3)

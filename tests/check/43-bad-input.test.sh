@@ -27,8 +27,8 @@ one_line bad_input.stall_word "--stall 'soon' is not a positive number" \
 	"${run[@]}" syscall_errno syscall=openat --stall soon
 one_line bad_input.panic_on_unknown "--panic-on 'softlockup,oom': 'oom' is not softlockup, hung or rcu" \
 	"${run[@]}" syscall_errno syscall=openat --panic-on softlockup,oom
-one_line bad_input.stall_restore "--stall and --restore: it is set on the guest kernel's command line at boot" \
-	"${run[@]}" syscall_errno syscall=openat --stall 10 --restore /nonexistent/snapshot
+one_line bad_input.cold_restore "--cold and --restore exclude each other" \
+	"${run[@]}" syscall_errno syscall=openat --cold --restore /nonexistent/snapshot
 # names of the kernel that would boot, checked against its symbol table
 one_line bad_input.tp_category "tp=bogus:sched_switch: no trace event category bogus in this kernel" \
 	"${run[@]}" tracepoint tp=bogus:sched_switch
