@@ -602,10 +602,6 @@ static void check_restore(const struct run_opts *o, const struct kernel_info *k,
 
 	if (snapshot_meta_read(o->restore, &m, err, sizeof(err)))
 		usage_error("--restore %s: %s", o->restore, err);
-	if (strcmp(k->flavor, "ours"))
-		usage_error(
-			"--restore: snapshots are made of our kernel only, not --kernel %s",
-			k->flavor);
 	if (strcmp(m.mem, o->mem))
 		usage_error(
 			"--restore %s: the snapshot's mem is %s, this run's %s",

@@ -28,8 +28,18 @@
 #define SNAPSHOT_BOOT_TIMEOUT 120
 #define MIGRATE_WAIT_MS 60000
 
+/* The kernel @req names, resolved already or now into @own. */
+static const struct kernel_info *snapshot_kernel(const struct snapshot_req *req,
+						 struct kernel_info *own)
+{
+	if (req->k)
+		return req->k;
+	kernel_resolve(req->kernel ? req->kernel : "ours", own);
+	return own;
+}
+
 static char *snapshot_append(const struct snapshot_req *req,
-			     const char *crashkernel)
+			     const struct kernel_info *k)
 {
 	struct guest_params p = { 0 };
 
@@ -38,7 +48,9 @@ static char *snapshot_append(const struct snapshot_req *req,
 	p.args = req->args;
 	p.repeat = -1;
 	p.sysctl = p.reservation_check = true;
-	p.crashkernel = crashkernel;
+	p.crashkernel = k->default_crashkernel;
+	/* a kernel whose drivers are modules loads them first */
+	p.preinit = k->preinit;
 	return guest_cmdline(&p);
 }
 
@@ -96,16 +108,17 @@ static char *snapshot_key(const struct snapshot_req *req,
 
 char *snapshot_dir(const struct snapshot_req *req)
 {
-	struct kernel_info k;
+	struct kernel_info own;
+	const struct kernel_info *k;
 	const char *accel;
 	char *append, *key, *dir;
 
-	kernel_resolve("ours", &k);
-	if (!file_exists(k.image) || !file_exists(k.root_img))
-		usage_error("not built: %s", kernel_missing(&k));
-	accel = qemu_accel(req->accel, k.image);
-	append = snapshot_append(req, k.default_crashkernel);
-	key = snapshot_key(req, &k, accel, append);
+	k = snapshot_kernel(req, &own);
+	if (!file_exists(k->image) || !file_exists(k->root_img))
+		usage_error("not built: %s", kernel_missing(k));
+	accel = qemu_accel(req->accel, k->image);
+	append = snapshot_append(req, k);
+	key = snapshot_key(req, k, accel, append);
 	dir = xasprintf("%s/snapshot/%s", paths.cache, key);
 	free(key);
 	free(append);
@@ -417,7 +430,8 @@ static void rm_rf(const char *dir)
 int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		 size_t errlen)
 {
-	struct kernel_info k;
+	struct kernel_info own;
+	const struct kernel_info *k;
 	struct guest g = { 0 };
 	struct qemu_setup q = { 0 };
 	struct making mk = { .state_fd = -1 };
@@ -425,14 +439,14 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	char *append, *key, *dir, *lock, *ok, *initrd, *state;
 	int lfd = -1, rc = -1;
 
-	kernel_resolve("ours", &k);
-	if (!file_exists(k.image) || !file_exists(k.root_img)) {
-		snprintf(err, errlen, "not built: %s", kernel_missing(&k));
+	k = snapshot_kernel(req, &own);
+	if (!file_exists(k->image) || !file_exists(k->root_img)) {
+		snprintf(err, errlen, "not built: %s", kernel_missing(k));
 		return -1;
 	}
-	accel = qemu_accel(req->accel, k.image);
-	append = snapshot_append(req, k.default_crashkernel);
-	key = snapshot_key(req, &k, accel, append);
+	accel = qemu_accel(req->accel, k->image);
+	append = snapshot_append(req, k);
+	key = snapshot_key(req, k, accel, append);
 	dir = xasprintf("%s/snapshot/%s", paths.cache, key);
 	lock = xasprintf("%s.lock", dir);
 	ok = path_join(dir, "ok");
@@ -469,8 +483,9 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		goto unlock;
 	}
 	if (!req->quiet)
-		p_info("making the snapshot (%s, %d cpus%s%s%s%s) in %s",
-		       req->mem, req->smp, req->trigger ? ", armed: " : "",
+		p_info("making the snapshot (%s, %s, %d cpus%s%s%s%s) in %s",
+		       k->spec, req->mem, req->smp,
+		       req->trigger ? ", armed: " : "",
 		       req->trigger ? req->trigger : "",
 		       req->args && *req->args ? " " : "",
 		       req->args ? req->args : "", dir);
@@ -481,7 +496,7 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 
 		if (fd >= 0)
 			close(fd);
-		if (concat_files(initrd, k.root_img, empty, 0644, err,
+		if (concat_files(initrd, k->root_img, empty, 0644, err,
 				 errlen)) {
 			free(empty);
 			goto unlock;
@@ -530,7 +545,7 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	q.accel = accel;
 	q.mem = req->mem;
 	q.smp = req->smp;
-	q.kernel_image = guest_pass_file(&g, k.image, false, false);
+	q.kernel_image = guest_pass_file(&g, k->image, false, false);
 	q.initrd = guest_pass_file(&g, initrd, false, false);
 	q.append = append;
 	q.name = dir;
@@ -593,8 +608,8 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		if (bad)
 			goto unlock;
 	}
-	if (write_meta(dir, req, key, accel, &k, append, &mk,
-		       k.default_crashkernel)) {
+	if (write_meta(dir, req, key, accel, k, append, &mk,
+		       k->default_crashkernel)) {
 		snprintf(err, errlen, "%s/snapshot.json: %s", dir,
 			 strerror(errno));
 		goto unlock;
@@ -666,13 +681,14 @@ void snapshot_prepend_boot(const char *snapdir, const char *stage)
 
 static void usage_snapshot(void)
 {
-	printf("usage: bpk snapshot [--mem SIZE] [--smp N] [--trigger NAME [--args \"k=v ...\"]]\n"
+	printf("usage: bpk snapshot [--kernel K] [--mem SIZE] [--smp N] [--trigger NAME [--args \"k=v ...\"]]\n"
 	       "                    [--accel auto|tcg|kvm] [--quiet] [--print-dir]\n"
 	       "\n"
-	       "The armed snapshot a campaign restores its attempts from: found in the\n"
-	       "cache or made (a boot to idle, then a save); prints its directory.\n"
-	       "--trigger arms it before it is saved; --print-dir prints where the key\n"
-	       "leads, made or not, and makes nothing.\n");
+	       "The snapshot a run starts warm from (without --trigger: the idle one), or a\n"
+	       "campaign restores its attempts from: found in the cache or made (a boot to\n"
+	       "idle, then a save); prints its directory. --trigger arms it before it is\n"
+	       "saved; --print-dir prints where the key leads, made or not, and makes\n"
+	       "nothing. --kernel: as bpk run's (ours).\n");
 }
 
 int do_snapshot(int argc, char **argv)
@@ -694,7 +710,7 @@ int do_snapshot(int argc, char **argv)
 			print_dir = true;
 		} else if (!strcmp(a, "--mem") || !strcmp(a, "--smp") ||
 			   !strcmp(a, "--trigger") || !strcmp(a, "--args") ||
-			   !strcmp(a, "--accel")) {
+			   !strcmp(a, "--accel") || !strcmp(a, "--kernel")) {
 			if (i + 1 >= argc)
 				usage_error(
 					"%s needs a value (bpk snapshot --help)",
@@ -715,6 +731,8 @@ int do_snapshot(int argc, char **argv)
 				req.trigger = argv[++i];
 			} else if (!strcmp(a, "--args")) {
 				req.args = argv[++i];
+			} else if (!strcmp(a, "--kernel")) {
+				req.kernel = argv[++i];
 			} else {
 				req.accel = argv[++i];
 			}

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 struct guest;
+struct kernel_info;
 
 struct snapshot_meta {
 	char *key, *mem, *crashkernel, *accel, *trigger, *args;
@@ -32,6 +33,8 @@ struct snapshot_meta {
 };
 
 struct snapshot_req {
+	const char *kernel; /* as --kernel takes it; NULL: ours */
+	const struct kernel_info *k; /* or resolved already */
 	const char *mem;
 	int smp;
 	const char *trigger, *args; /* NULL: a snapshot that arms later */

@@ -17,10 +17,6 @@ char *warm_refusal(const struct run_opts *o, const struct kernel_info *k)
 {
 	char *why;
 
-	if (strcmp(k->flavor, "ours"))
-		return xasprintf(
-			"--kernel %s: the idle snapshot is of our kernel only",
-			k->spec);
 	if (o->prog)
 		return xstrdup(
 			"--prog: the program goes into the guest's image at boot");
@@ -84,6 +80,7 @@ void warm_choose(struct run_opts *o, const struct kernel_info *k)
 			p_info("booting cold: %s", why);
 		return;
 	}
+	req.k = k;
 	req.mem = o->mem;
 	req.smp = o->smp;
 	req.accel = o->accel;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Warm start: a plain bpk run restores the booted, idle guest of our
+ * Warm start: a plain bpk run restores the booted, idle guest of its
  * kernel (crash kernel loaded and checked, nothing armed: an unarmed
  * snapshot, snapshot.h) and sends it the run over the control port,
  * instead of booting: a quarter second under TCG where a boot takes four.

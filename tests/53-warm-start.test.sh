@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A plain bpk run starts warm: it restores the idle snapshot of our kernel
-# and arms there. Each restored guest gets the host's clock and its own
+# A plain bpk run starts warm: it restores the idle snapshot of its kernel
+# (ours, Debian's) and arms there. Each restored guest gets the host's clock and its own
 # random state; --stall and --panic-on reach it as sysctls; a run that
 # needs a boot (--cold, --append) boots and says why in run.json; a
 # restore that fails is followed by a boot that files the run, with
@@ -81,6 +81,13 @@ check_field warm.cold.ok "$dir" status success
 run append --append quiet
 check_field_match warm.append.why "$dir" guest.cold_why '^--append: '
 check_field warm.append.ok "$dir" status success
+
+# Debian's kernel starts warm from an idle snapshot of its own
+dsnap=$("$bpk" snapshot --kernel debian --print-dir 2>&1 || true)
+run debian --kernel debian --timeout 600
+check_field warm.debian.restored "$dir" guest.restored_from "$dsnap"
+check_field warm.debian.ok "$dir" status success
+check warm.debian.own_snapshot "debian's $dsnap, ours $idle" test -n "$dsnap" -a "$dsnap" != "$idle"
 
 # A restore that fails: a cache of its own (every entry the shared one's,
 # but its own snapshots), its idle snapshot's state cut short

@@ -108,9 +108,13 @@ static int cmd_arm(const char *name, int argc, char **argv, bool report)
 	if (parse(name, argc, argv, &a))
 		return 2;
 	preflight_probe(&p);
-	/* the report's own status is check's: arming decides below */
-	if (report)
+	/* the report's own status is check's: arming decides below. Out
+	 * before any error, which is the last line the guest job keeps.
+	 */
+	if (report) {
 		(void)preflight_report(&p);
+		fflush(stdout);
+	}
 	if (a.dry_run) {
 		action = FIRE_NONE;
 	} else if (!p.crash_loaded) {
