@@ -175,19 +175,52 @@ int hostfs_virtfs(struct guest *g, const struct strv *specs,
 	return 0;
 }
 
-int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
-		 struct strv *qemu_args)
+static const char *const top_dirs[] = { "/bin",	  "/sbin",   "/lib", "/lib32",
+					"/lib64", "/libx32", NULL };
+
+void hostfs_specs(const struct run_opts *o, struct strv *specs)
 {
-	static const char *const top_dirs[] = { "/bin",	  "/sbin",  "/lib",
-						"/lib32", "/lib64", "/libx32",
-						NULL };
-	struct strv list = { 0 };
+	int n = 0;
+
+	/* in mount order: /usr first, shares after */
+	virtfs(specs, "/usr", "hostusr", false);
+	/* /bin, /sbin, /lib*: shares of their own on a host that still has
+	 * them as dirs (merged /usr: symlinks in the image, hostfs_setup)
+	 */
+	for (int i = 0; top_dirs[i]; i++) {
+		struct stat st;
+
+		if (!lstat(top_dirs[i], &st) && S_ISDIR(st.st_mode)) {
+			char *tag = xasprintf("host%s", top_dirs[i] + 1);
+
+			virtfs(specs, top_dirs[i], tag, false);
+			free(tag);
+		}
+	}
+	for (int i = 0; o && i < o->shares.n; i++) {
+		char *tag = xasprintf("bpkshare%d", n++);
+
+		virtfs(specs, o->shares.v[i], tag, false);
+		free(tag);
+	}
+	if (o && o->share_rw) {
+		char *tag = xasprintf("bpkshare%d", n++);
+
+		virtfs(specs, o->share_rw, tag, true);
+		free(tag);
+	}
+}
+
+int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
+		 struct strv *specs)
+{
 	char *preinit, *text;
 	size_t len;
-	int n = 0, rc = 0;
+	int rc = 0;
 
-	p_info("the workload runs in the host's user space (%s): the host's /usr over virtio 9p, read-only",
-	       why);
+	if (why)
+		p_info("the workload runs in the host's user space (%s): the host's /usr over virtio 9p, read-only",
+		       why);
 	if (cpio_add_dir(c, "host", 0755) || cpio_add_dir(c, "host/etc", 0755))
 		return -1;
 	preinit = path_join(paths.top, "appliance/guest/preinit");
@@ -200,32 +233,21 @@ int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
 	rc = cpio_add_data(c, "etc/bpk/preinit", 0755, text, len);
 	free(text);
 	free(preinit);
-	/* TAG MODE PATH lines, in mount order: /usr first, shares after */
-	strv_add(&list, "hostusr ro /usr");
-	virtfs(qemu_args, "/usr", "hostusr", false);
-	/* /bin, /sbin, /lib*: symlinks into /usr as on the host (merged /usr),
-	 * or shares of their own on a host that still has them as dirs
+	/* merged /usr: /bin, /sbin, /lib* are symlinks into /usr, as on the
+	 * host
 	 */
 	for (int i = 0; top_dirs[i]; i++) {
 		struct stat st;
 		char target[4096], *name;
 		ssize_t tn;
 
-		if (lstat(top_dirs[i], &st))
+		if (lstat(top_dirs[i], &st) || !S_ISLNK(st.st_mode))
 			continue;
 		name = xasprintf("host%s", top_dirs[i]);
-		if (S_ISLNK(st.st_mode)) {
-			tn = readlink(top_dirs[i], target, sizeof(target) - 1);
-			if (tn > 0) {
-				target[tn] = '\0';
-				rc |= cpio_add_symlink(c, name, target);
-			}
-		} else if (S_ISDIR(st.st_mode)) {
-			char *tag = xasprintf("host%s", top_dirs[i] + 1);
-
-			strv_addf(&list, "%s ro %s", tag, top_dirs[i]);
-			virtfs(qemu_args, top_dirs[i], tag, false);
-			free(tag);
+		tn = readlink(top_dirs[i], target, sizeof(target) - 1);
+		if (tn > 0) {
+			target[tn] = '\0';
+			rc |= cpio_add_symlink(c, name, target);
 		}
 		free(name);
 	}
@@ -233,7 +255,10 @@ int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
 		glob_t g;
 		char *pat = xasprintf("/etc/%s", host_etc[i]);
 
-		if (!glob(pat, GLOB_NOSORT, NULL, &g)) {
+		/* sorted: the image is the same bytes while the host's files
+		 * are (an idle snapshot's key reads it)
+		 */
+		if (!glob(pat, 0, NULL, &g)) {
 			for (size_t j = 0; j < g.gl_pathc; j++) {
 				char *name = xasprintf("host%s", g.gl_pathv[j]);
 
@@ -245,30 +270,23 @@ int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
 		free(pat);
 	}
 	rc |= cpio_add_symlink(c, "host/etc/mtab", "/proc/self/mounts");
-	for (int i = 0; i < o->shares.n; i++) {
-		char *tag = xasprintf("bpkshare%d", n++);
-
-		strv_addf(&list, "%s ro %s", tag, o->shares.v[i]);
-		virtfs(qemu_args, o->shares.v[i], tag, false);
-		free(tag);
-	}
-	if (o->share_rw) {
-		char *tag = xasprintf("bpkshare%d", n++);
-
-		strv_addf(&list, "%s rw %s", tag, o->share_rw);
-		virtfs(qemu_args, o->share_rw, tag, true);
-		free(tag);
-	}
+	/* TAG MODE PATH lines: the specs' own form, a space for the tab */
+	hostfs_specs(o, specs);
 	len = 0;
-	for (int i = 0; i < list.n; i++)
-		len += strlen(list.v[i]) + 1;
+	for (int i = 0; i < specs->n; i++)
+		len += strlen(specs->v[i]) + 1;
 	text = xcalloc(1, len + 1);
-	for (int i = 0; i < list.n; i++) {
-		strcat(text, list.v[i]);
+	for (int i = 0; i < specs->n; i++) {
+		char *line = xstrdup(specs->v[i]), *tab;
+
+		/* the two tabs after the tag and the mode */
+		for (int t = 0; t < 2 && (tab = strchr(line, '\t')); t++)
+			*tab = ' ';
+		strcat(text, line);
 		strcat(text, "\n");
+		free(line);
 	}
 	rc |= cpio_add_data(c, "etc/bpk/hostfs", 0644, text, len);
 	free(text);
-	strv_free(&list);
 	return rc ? -1 : 0;
 }

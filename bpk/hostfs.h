@@ -18,12 +18,19 @@ char *hostfs_needed(const char *workload);
  */
 char *hostfs_share_path(const char *dir);
 
+/* The shares of the host view ("TAG\tro|rw\tPATH", in mount order) into
+ * @specs, for hostfs_virtfs: the host's /usr (and /bin, /lib* where they
+ * are dirs), then @o's --share and --share-rw (@o NULL: none).
+ */
+void hostfs_specs(const struct run_opts *o, struct strv *specs);
+
 /* Add the host view's skeleton to the run's image @c (the preinit, the
- * share list, /etc copies, /bin and /lib links) and the shares to
- * @shares, for hostfs_virtfs. 0, or -1 (the error said).
+ * share list, /etc copies, /bin and /lib links) and its shares
+ * (hostfs_specs) to @specs; @why, when not NULL, is said. 0, or -1 (the
+ * error said).
  */
 int hostfs_setup(const struct run_opts *o, const char *why, struct cpio *c,
-		 struct strv *shares);
+		 struct strv *specs);
 
 struct guest;
 /* QEMU's -virtfs options for @shares into @qemu_args, each share handed

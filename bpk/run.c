@@ -641,13 +641,16 @@ static void check_restore(const struct run_opts *o, const struct kernel_info *k,
 				o->restore, m.kernel, img ? img : k->image);
 		free(img);
 	}
-	why = NULL;
-	if (o->shares.n || o->share_rw || o->host_fs == HOSTFS_ON ||
-	    o->command.n ||
-	    (o->host_fs == HOSTFS_AUTO && (why = hostfs_needed(o->workload))))
+	why = warm_hostfs_why(o);
+	if (why && (o->shares.n || o->share_rw || !m.hostview))
 		usage_error(
-			"--restore: the workload needs the host's file system (%s) over 9p, and QEMU cannot migrate a guest with a 9p share",
-			why ? why : "shares, --host-fs on or a command line");
+			"--restore: the workload needs the host's file system (%s) over 9p, and QEMU cannot migrate a guest with a 9p share mounted: a snapshot with the host view only (bpk run starts warm from one), and no --share",
+			why);
+	if (!why && m.hostview)
+		usage_error(
+			"--restore %s: the snapshot has the host view (9p), this run's workload runs in the appliance",
+			o->restore);
+	free(why);
 	snapshot_meta_free(&m);
 }
 
@@ -2246,15 +2249,16 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	validate_after_build(o, k);
 	accel = qemu_accel(o->accel, k->image);
 	args = strv_join(&o->targs, " ");
-	warm_choose(o, k);
-	if (o->warm)
-		check_restore(o, k, accel, args);
 	r.accel = accel;
 	r.args = args;
 	if (mkdir_p(paths.runs, 0700))
 		usage_error("cannot create the runs dir %s: %s", paths.runs,
 			    strerror(errno));
 	check_room(o);
+	/* after every check of bad input: making the snapshot is a boot */
+	warm_choose(o, k);
+	if (o->warm)
+		check_restore(o, k, accel, args);
 	{
 		const char *tmp = getenv("TMPDIR");
 		char *tmpl = xasprintf("%s/bpk-run-XXXXXX",
@@ -2338,6 +2342,14 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			usage_error("--restore %s: %s", o->restore, err);
 		initrd = path_join(o->restore, "initrd");
 		cmdline = xstrdup(snap.append);
+		/* the snapshot's image holds the host view: its QEMU the
+		 * same shares, which the guest mounts once restored
+		 */
+		if (snap.hostview && hostfs_why) {
+			p_info("the workload runs in the host's user space (%s): the host's /usr over virtio 9p, read-only",
+			       hostfs_why);
+			hostfs_specs(o, &shares);
+		}
 	} else {
 		piece = path_join(r.work, "run.cpio.gz");
 		cpio = cpio_open(piece, err, sizeof(err));

@@ -13,6 +13,7 @@
 
 #include "bpk.h"
 #include "digest.h"
+#include "hostfs.h"
 #include "image.h"
 #include "kernels.h"
 #include "protocol.h"
@@ -49,8 +50,10 @@ static char *snapshot_append(const struct snapshot_req *req,
 	p.repeat = -1;
 	p.sysctl = p.reservation_check = true;
 	p.crashkernel = k->default_crashkernel;
-	/* a kernel whose drivers are modules loads them first */
-	p.preinit = k->preinit;
+	/* a kernel whose drivers are modules loads them first; the host view
+	 * is the preinit's, mounted after the restore
+	 */
+	p.preinit = k->preinit || req->hostview;
 	return guest_cmdline(&p);
 }
 
@@ -87,9 +90,66 @@ static char *device_list(const struct snapshot_req *req, const char *accel,
 	return s;
 }
 
+/*
+ * The host view's piece of the image, into @path, and its shares into
+ * @specs: what a hostview snapshot boots with besides the root image. Its
+ * bytes are the same while the host's /etc files it copies are. 0, or -1
+ * with the reason in @err.
+ */
+static int hostview_piece(const char *path, struct strv *specs, char *err,
+			  size_t errlen)
+{
+	struct cpio *c = cpio_open(path, err, errlen);
+
+	if (!c)
+		return -1;
+	if (cpio_add_dir(c, "etc", 0755) || cpio_add_dir(c, "etc/bpk", 0755) ||
+	    hostfs_setup(NULL, NULL, c, specs)) {
+		cpio_close(c, err, errlen);
+		snprintf(err, errlen, "%s: the host view could not be made",
+			 path);
+		return -1;
+	}
+	return cpio_close(c, err, errlen);
+}
+
+/* The piece made beside the snapshots, for the key (NULL: no host view). */
+static char *hostview_temp(const struct snapshot_req *req, struct strv *specs,
+			   char *err, size_t errlen)
+{
+	char *dir = path_join(paths.cache, "snapshot"), *piece;
+	int fd;
+
+	if (!req->hostview) {
+		free(dir);
+		return NULL;
+	}
+	if (mkdir_p(dir, 0700)) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	piece = xasprintf("%s/.hostview-XXXXXX", dir);
+	free(dir);
+	fd = mkstemp(piece);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", piece, strerror(errno));
+		free(piece);
+		return NULL;
+	}
+	close(fd);
+	if (hostview_piece(piece, specs, err, errlen)) {
+		unlink(piece);
+		free(piece);
+		return NULL;
+	}
+	return piece;
+}
+
 static char *snapshot_key(const struct snapshot_req *req,
 			  const struct kernel_info *k, const char *accel,
-			  const char *append)
+			  const char *append, const char *piece,
+			  const struct strv *specs)
 {
 	struct digest *d = digest_new();
 	char key[17], *devices = device_list(req, accel, append);
@@ -101,6 +161,14 @@ static char *snapshot_key(const struct snapshot_req *req,
 		die("%s: %s", k->root_img, strerror(errno));
 	digest_add_str(d, qemu_version());
 	digest_add_str(d, devices);
+	if (req->hostview) {
+		/* the shares QEMU gets, and what the image holds of them */
+		digest_add_str(d, "hostview");
+		for (int i = 0; i < specs->n; i++)
+			digest_add_str(d, specs->v[i]);
+		if (digest_add_file(d, piece))
+			die("%s: %s", piece, strerror(errno));
+	}
 	digest_end(d, key, 16);
 	free(devices);
 	return xstrdup(key);
@@ -111,15 +179,27 @@ char *snapshot_dir(const struct snapshot_req *req)
 	struct kernel_info own;
 	const struct kernel_info *k;
 	const char *accel;
-	char *append, *key, *dir;
+	char *append, *key, *dir, *piece = NULL;
+	struct strv specs = { 0 };
 
 	k = snapshot_kernel(req, &own);
 	if (!file_exists(k->image) || !file_exists(k->root_img))
 		usage_error("not built: %s", kernel_missing(k));
 	accel = qemu_accel(req->accel, k->image);
 	append = snapshot_append(req, k);
-	key = snapshot_key(req, k, accel, append);
+	if (req->hostview) {
+		char err[1024];
+
+		piece = hostview_temp(req, &specs, err, sizeof(err));
+		if (!piece)
+			die("%s", err);
+	}
+	key = snapshot_key(req, k, accel, append, piece, &specs);
 	dir = xasprintf("%s/snapshot/%s", paths.cache, key);
+	if (piece)
+		unlink(piece);
+	free(piece);
+	strv_free(&specs);
 	free(key);
 	free(append);
 	return dir;
@@ -203,6 +283,7 @@ int snapshot_meta_read(const char *dir, struct snapshot_meta *m, char *err,
 	m->kernel = jstr(j, "kernel");
 	m->append = jstr(j, "append");
 	m->smp = (int)json_integer_value(json_object_get(j, "smp"));
+	m->hostview = json_is_true(json_object_get(j, "hostview"));
 	m->ram = path_join(dir, "ram");
 	json_decref(j);
 	if (ram_sealed(m->ram, err, errlen)) {
@@ -406,6 +487,7 @@ static int write_meta(const char *dir, const struct snapshot_req *req,
 	jw_string_field(w, "args", req->args ? req->args : "");
 	jw_string_field(w, "kernel", img ? img : k->image);
 	jw_string_field(w, "append", append);
+	jw_bool_field(w, "hostview", req->hostview);
 	jw_seconds_field(w, "boot_to_idle_s", ms_to_s(mk->t_idle - mk->t0));
 	jw_seconds_field(w, "save_s", ms_to_s(mk->t_saved - mk->t_idle));
 	jw_uint_field(w, "state_bytes", mk->state_bytes);
@@ -435,8 +517,9 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	struct guest g = { 0 };
 	struct qemu_setup q = { 0 };
 	struct making mk = { .state_fd = -1 };
+	struct strv specs = { 0 }, extra = { 0 };
 	const char *accel;
-	char *append, *key, *dir, *lock, *ok, *initrd, *state;
+	char *append, *key, *dir, *lock, *ok, *initrd, *state, *piece = NULL;
 	int lfd = -1, rc = -1;
 
 	k = snapshot_kernel(req, &own);
@@ -446,7 +529,15 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	}
 	accel = qemu_accel(req->accel, k->image);
 	append = snapshot_append(req, k);
-	key = snapshot_key(req, k, accel, append);
+	if (req->hostview) {
+		piece = hostview_temp(req, &specs, err, errlen);
+		if (!piece) {
+			free(append);
+			*dirp = NULL;
+			return -1;
+		}
+	}
+	key = snapshot_key(req, k, accel, append, piece, &specs);
 	dir = xasprintf("%s/snapshot/%s", paths.cache, key);
 	lock = xasprintf("%s.lock", dir);
 	ok = path_join(dir, "ok");
@@ -483,21 +574,23 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 		goto unlock;
 	}
 	if (!req->quiet)
-		p_info("making the snapshot (%s, %s, %d cpus%s%s%s%s) in %s",
+		p_info("making the snapshot (%s, %s, %d cpus%s%s%s%s%s) in %s",
 		       k->spec, req->mem, req->smp,
+		       req->hostview ? ", the host's /usr over 9p" : "",
 		       req->trigger ? ", armed: " : "",
 		       req->trigger ? req->trigger : "",
 		       req->args && *req->args ? " " : "",
 		       req->args ? req->args : "", dir);
 	initrd = path_join(dir, "initrd");
 	{
+		/* the root image, and the host view's piece or nothing */
 		char *empty = path_join(dir, ".empty");
 		int fd = open(empty, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		if (fd >= 0)
 			close(fd);
-		if (concat_files(initrd, k->root_img, empty, 0644, err,
-				 errlen)) {
+		if (concat_files(initrd, k->root_img, piece ? piece : empty,
+				 0644, err, errlen)) {
 			free(empty);
 			goto unlock;
 		}
@@ -550,6 +643,13 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 	q.append = append;
 	q.name = dir;
 	q.ram_shared = true;
+	if (req->hostview && hostfs_virtfs(&g, &specs, &extra)) {
+		snprintf(err, errlen,
+			 "the snapshot's host view could not be shared");
+		guest_cleanup(&g);
+		goto unlock;
+	}
+	q.extra = &extra;
 	if (!q.kernel_image || !q.initrd || !q.ram_file) {
 		snprintf(err, errlen,
 			 "the snapshot's files cannot be given to QEMU");
@@ -638,6 +738,11 @@ unlock:
 	if (lfd >= 0)
 		close(lfd);
 out:
+	if (piece)
+		unlink(piece);
+	free(piece);
+	strv_free(&specs);
+	strv_free(&extra);
 	free(append);
 	free(key);
 	free(lock);

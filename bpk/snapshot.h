@@ -30,6 +30,7 @@ struct snapshot_meta {
 	char *append; /* the guest's command line */
 	char *ram; /* the RAM file */
 	int smp;
+	bool hostview;
 };
 
 struct snapshot_req {
@@ -39,6 +40,10 @@ struct snapshot_req {
 	int smp;
 	const char *trigger, *args; /* NULL: a snapshot that arms later */
 	const char *accel; /* auto, tcg or kvm */
+	/* with the host view's devices and image (the host's /usr over 9p),
+	 * mounted after each restore: no --share
+	 */
+	bool hostview;
 	bool quiet;
 };
 

@@ -13,31 +13,28 @@
 #include "snapshot.h"
 #include "warm.h"
 
+char *warm_hostfs_why(const struct run_opts *o)
+{
+	if (o->host_fs == HOSTFS_OFF)
+		return NULL;
+	if (o->host_fs == HOSTFS_ON)
+		return xstrdup("--host-fs on");
+	if (o->command.n)
+		return xstrdup("a command line given after --");
+	if (o->shares.n || o->share_rw)
+		return xstrdup("shares were given");
+	return o->workload ? hostfs_needed(o->workload) : NULL;
+}
+
 char *warm_refusal(const struct run_opts *o, const struct kernel_info *k)
 {
-	char *why;
-
+	(void)k;
 	if (o->prog)
 		return xstrdup(
 			"--prog: the program goes into the guest's image at boot");
-	if (o->shares.n || o->share_rw)
+	if ((o->shares.n || o->share_rw) && o->host_fs != HOSTFS_OFF)
 		return xstrdup(
-			"--share: a guest with the host's file system over 9p is not restored");
-	if (o->host_fs == HOSTFS_ON)
-		return xstrdup(
-			"--host-fs on: a guest with the host's file system over 9p is not restored");
-	if (o->command.n && o->host_fs != HOSTFS_OFF)
-		return xstrdup(
-			"-- CMD runs in the host's user space over 9p: a guest with a 9p share is not restored");
-	if (o->host_fs == HOSTFS_AUTO && !o->command.n &&
-	    (why = hostfs_needed(o->workload))) {
-		char *r = xasprintf(
-			"the workload needs the host's file system over 9p (%s): a guest with a 9p share is not restored",
-			why);
-
-		free(why);
-		return r;
-	}
+			"--share, --share-rw: the idle snapshot's QEMU shares the host's /usr only");
 	if (o->append)
 		return xstrdup(
 			"--append: words for the first kernel's command line at boot");
@@ -81,6 +78,9 @@ void warm_choose(struct run_opts *o, const struct kernel_info *k)
 		return;
 	}
 	req.k = k;
+	why = warm_hostfs_why(o);
+	req.hostview = why != NULL;
+	free(why);
 	req.mem = o->mem;
 	req.smp = o->smp;
 	req.accel = o->accel;

@@ -15,6 +15,11 @@
 struct run_opts;
 struct kernel_info;
 
+/* Why @o's workload runs in the host's user space over 9p (malloc'd), or
+ * NULL: its idle snapshot is then the one with the host view.
+ */
+char *warm_hostfs_why(const struct run_opts *o);
+
 /* Why @o cannot start from the idle snapshot (malloc'd), or NULL. */
 char *warm_refusal(const struct run_opts *o, const struct kernel_info *k);
 

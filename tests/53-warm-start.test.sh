@@ -82,6 +82,20 @@ run append --append quiet
 check_field_match warm.append.why "$dir" guest.cold_why '^--append: '
 check_field warm.append.ok "$dir" status success
 
+# A host program (the host's /usr over 9p): the idle snapshot with the host
+# view, its shares mounted once restored
+run python --workload tests/warm/host-python.py
+check_field_match warm.hostview.restored "$dir" guest.restored_from '/snapshot/[0-9a-f]{16}$'
+hv=$(record_field "$dir" guest.restored_from 2>/dev/null || true)
+check warm.hostview.snapshot "${hv:-no snapshot}: hostview $(json_value "$hv/snapshot.json" "d.get('hostview')" 2>/dev/null)" \
+	test -n "$hv" -a "$hv" != "$idle" -a "$(json_value "$hv/snapshot.json" "d.get('hostview')" 2>/dev/null)" = true
+check_field_match warm.hostview.host_fs "$dir" guest.host_fs '^on: a script for /usr/bin/python3'
+check warm.hostview.host_python "$(head -1 "$dir/workload.log" 2>/dev/null || echo 'no workload.log')" \
+	test "$(seen "$dir" python)" = "$(/usr/bin/python3 -c 'import sys; print(sys.version.split()[0])')"
+mounted=$(awk '/^BPK-STATE restored/ { r = 1 } /host view ready/ { print r ? "after" : "before"; exit }' "$dir/console.log" 2>/dev/null)
+check warm.hostview.mounted_after_restore "9p mounted ${mounted:-never} the restore" test "$mounted" = after
+check_field warm.hostview.ok "$dir" status success
+
 # Debian's kernel starts warm from an idle snapshot of its own
 dsnap=$("$bpk" snapshot --kernel debian --print-dir 2>&1 || true)
 run debian --kernel debian --timeout 600

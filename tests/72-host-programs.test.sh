@@ -49,7 +49,7 @@ else
 	check host.python.action "$(grep -m1 -E '^ +action=' "$r/report.txt" || echo 'no action= in the report')" \
 		grep -qx '   action=crash_kexec' "$r/report.txt"
 	check host.python.preinit_9p_modules "$(grep -m1 'bpk-preinit: [0-9]* modules' "$r/console.log" || echo 'no preinit line')" \
-		grep -q 'bpk-preinit: host view ready' "$r/console.log"
+		grep -Eq 'bpk(-preinit)?: host view ready' "$r/console.log"
 fi
 
 # --- a dynamically linked program, uprobe on its own function (our kernel)

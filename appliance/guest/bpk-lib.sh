@@ -229,3 +229,56 @@ bpk_control_receive() {
 }
 
 [ ! -r /proc/cmdline ] || bpk_cmdline_load
+
+# bpk_host_view WHO: build the host's view of the file system under /host,
+# where the workload runs (chroot), from /etc/bpk/hostfs: the host's /usr
+# and the shares over virtio 9p, read-only unless the host marked a share
+# rw; /bin, /lib* as the host has them (symlinks into /usr on a merged-/usr
+# system, in the image); the few /etc files the host copied in; /proc,
+# /sys, /dev, /tmp; and /etc/bpk (the workload) bound from the appliance.
+# /host/.ready says it worked, /host/.error why not; WHO prefixes the
+# console lines. Read-only shares are cached (the host's /usr does not
+# change under a run), the writable one is not.
+bpk_host_view() {
+	_bpk_who=$1
+	bpk_uptime
+	_bpk_t0=$bpk_uptime
+	if ! grep -qw 9p /proc/filesystems; then
+		_bpk_hv_fail "this kernel has no 9p file system (CONFIG_9P_FS, or the 9p module)"
+		return
+	fi
+	# each line: TAG MODE PATH (the path last: it may hold spaces)
+	while read -r _bpk_tag _bpk_mode _bpk_path; do
+		if [ "$_bpk_mode" = rw ]; then
+			_bpk_opts=trans=virtio,version=9p2000.L,msize=512000,rw
+		else
+			_bpk_opts=trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose
+		fi
+		mkdir -p "/host$_bpk_path" 2>/dev/null
+		if ! mount -t 9p -o "$_bpk_opts" "$_bpk_tag" "/host$_bpk_path"; then
+			_bpk_hv_fail "mounting 9p share $_bpk_tag at $_bpk_path failed"
+			return
+		fi
+	done </etc/bpk/hostfs
+	for _bpk_d in proc sys dev tmp run root var/tmp etc/bpk; do mkdir -p "/host/$_bpk_d"; done
+	chmod 1777 /host/tmp /host/var/tmp
+	if ! { mount -t proc proc /host/proc && mount -t sysfs sysfs /host/sys &&
+		mount -t devtmpfs devtmpfs /host/dev && mount --bind /etc/bpk /host/etc/bpk; }; then
+		_bpk_hv_fail "mounting /proc, /sys, /dev or /etc/bpk in /host failed"
+		return
+	fi
+	mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
+	mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null
+	mkdir -p /host/dev/pts && mount -t devpts devpts /host/dev/pts 2>/dev/null
+	if [ ! -x /host/usr/bin/env ]; then
+		_bpk_hv_fail "the host's /usr is mounted but has no usr/bin/env"
+		return
+	fi
+	: >/host/.ready
+	bpk_uptime
+	echo "$_bpk_who: host view ready: $(grep -c . /etc/bpk/hostfs) 9p shares (from ${_bpk_t0}s to ${bpk_uptime}s)" >/dev/console
+}
+_bpk_hv_fail() {
+	echo "$*" >/host/.error
+	echo "$_bpk_who: host view: $*" >/dev/console
+}
