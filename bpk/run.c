@@ -2431,6 +2431,18 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 
 		if (guest_replay(&g, sc, sr))
 			die("the snapshot %s is not whole", o->restore);
+		/* the snapshot's boot goes in front of the console and the
+		 * guest log: the files stay within --log-cap with it
+		 */
+		{
+			const char *const boot[] = { sc, sr };
+			const int sid[] = { S_CONSOLE, S_RESULTS };
+			struct stat st;
+
+			for (int i = 0; i < 2; i++)
+				if (!stat(boot[i], &st))
+					g.before[sid[i]] = (uint64_t)st.st_size;
+		}
 		free(sc);
 		free(sr);
 	}
@@ -2588,7 +2600,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		rec.capped[rec.n_capped++] = xasprintf(
 			"%s: %llu bytes kept of %llu the guest sent%s",
 			stream_name(i), (unsigned long long)g.cap[i],
-			(unsigned long long)g.bytes[i],
+			(unsigned long long)(g.bytes[i] + g.before[i]),
 			i == S_DUMP ?
 				" (past its memory + slack: QEMU stopped)" :
 				"");

@@ -742,11 +742,12 @@ static int write_all(int fd, const char *buf, size_t n)
 static size_t capped(struct guest *g, int i, size_t n)
 {
 	uint64_t cap = g->cap[i];
+	uint64_t had = g->bytes[i] + g->before[i];
 	size_t keep;
 
-	if (!cap || g->bytes[i] + n <= cap)
+	if (!cap || had + n <= cap)
 		return n;
-	keep = g->bytes[i] >= cap ? 0 : (size_t)(cap - g->bytes[i]);
+	keep = had >= cap ? 0 : (size_t)(cap - had);
 	if (!g->capped[i]) {
 		static char why[256];
 

@@ -92,6 +92,10 @@ struct guest {
 	bool qmp; /* a QMP monitor */
 	/* the most kept of each stream (0: no cap): see run.c */
 	uint64_t cap[S_NSTREAMS];
+	/* bytes in front of a stream's file before the guest's (a restored
+	 * run's snapshot boot), counted in its cap
+	 */
+	uint64_t before[S_NSTREAMS];
 	int keep_extra; /* one more fd QEMU gets (a snapshot's state file),
 			 * -1 if none: set after guest_prepare
 			 */

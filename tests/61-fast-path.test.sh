@@ -31,8 +31,9 @@ check_has image.init_is_ours "$(grep -m1 '^\. /usr/lib/bpk/bpk-capture.sh' "$out
 # --- one stamped demo run
 runs=$out/runs
 mkdir -p "$runs"
+# booted (--cold), as make bench's phase table: the phases split a boot
 "$bpk" --runs "$runs" run syscall_errno syscall=openat errno=ENOENT comm=bpk-demo \
-	--workload triggers/examples/syscall_errno.sh --timeout 240 >"$out/run.out" 2>"$out/run.err" &
+	--workload triggers/examples/syscall_errno.sh --timeout 240 --cold >"$out/run.out" 2>"$out/run.err" &
 pid=$!
 bench/console-stamp.sh "$runs" "$pid" "$out/stamped.txt" &
 spid=$!
