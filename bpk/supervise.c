@@ -670,6 +670,8 @@ static void results_line(struct guest *g, const char *line, size_t len)
 	if (!strcmp(p->last_state, STATE_BOOTED)) {
 		set_stage(g, STAGE_ARM,
 			  "loading the crash kernel, arming the trigger");
+	} else if (!strcmp(p->last_state, STATE_RESTORED)) {
+		set_stage(g, STAGE_ARM, "restored, arming the trigger");
 	} else if (!strcmp(p->last_state, STATE_ARMED)) {
 		set_stage(g, STAGE_FIRE, "armed, the workload is running");
 		/* from here on a guest that stops is a stall */

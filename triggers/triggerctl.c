@@ -6,8 +6,9 @@
  *   triggerctl check                    can a trigger fire into a crash kernel?
  *   triggerctl parse NAME [key=value...] check arguments only (host too)
  *   triggerctl arm NAME [key=value...]  load, attach and pin; stays armed
- *   triggerctl arm --check NAME ...     check's report first, then arm (one
- *                                       process: the guest's arming is timed)
+ *   triggerctl arm --check-fd FD NAME ... check's report to FD first, then
+ *                                       arm (one process: the guest's arming
+ *                                       is timed)
  *   triggerctl status [NAME]            armed triggers, matches, fire records
  *   triggerctl disarm NAME              detach and unpin
  *   triggerctl rearm NAME               load it again with the same arguments
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/types.h>
@@ -41,7 +43,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: triggerctl list | check | parse NAME [key=value ...] | "
-		"arm [--check] NAME [key=value ...] | status [NAME] | disarm NAME | "
+		"arm [--check-fd FD] NAME [key=value ...] | status [NAME] | disarm NAME | "
 		"rearm NAME | reseed HEX\n");
 	return 2;
 }
@@ -98,7 +100,7 @@ static int cmd_parse(const char *name, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_arm(const char *name, int argc, char **argv, bool report)
+static int cmd_arm(const char *name, int argc, char **argv, int report_fd)
 {
 	struct arm_args a;
 	struct preflight p;
@@ -109,11 +111,25 @@ static int cmd_arm(const char *name, int argc, char **argv, bool report)
 		return 2;
 	preflight_probe(&p);
 	/* the report's own status is check's: arming decides below. Out
-	 * before any error, which is the last line the guest job keeps.
+	 * on its own fd before arming, which may end the guest.
 	 */
-	if (report) {
+	if (report_fd >= 0) {
+		int saved = dup(STDOUT_FILENO);
+
+		fflush(stdout);
+		if (saved < 0 || dup2(report_fd, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "triggerctl: --check-fd %d: %s\n",
+				report_fd, strerror(errno));
+			return 2;
+		}
 		(void)preflight_report(&p);
 		fflush(stdout);
+		if (dup2(saved, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "triggerctl: stdout: %s\n",
+				strerror(errno));
+			return 2;
+		}
+		close(saved);
 	}
 	if (a.dry_run) {
 		action = FIRE_NONE;
@@ -281,7 +297,7 @@ static int cmd_rearm(const char *name)
 			strerror(-err));
 		return 1;
 	}
-	return cmd_arm(name, n, words, false);
+	return cmd_arm(name, n, words, -1);
 }
 
 /*
@@ -326,12 +342,23 @@ int main(int argc, char **argv)
 		return cmd_check();
 	if (!strcmp(argv[1], "parse") && argc >= 3)
 		return cmd_parse(argv[2], argc - 3, argv + 3);
-	if (!strcmp(argv[1], "arm") && argc >= 4 && !strcmp(argv[2], "--check"))
-		return own_program(argv[3]) ?
+	if (!strcmp(argv[1], "arm") && argc >= 5 &&
+	    !strcmp(argv[2], "--check-fd")) {
+		char *end;
+		long fd = strtol(argv[3], &end, 10);
+
+		if (*end || end == argv[3] || fd < 0 || fd > 1023) {
+			fprintf(stderr,
+				"triggerctl: --check-fd '%s' is not a file descriptor\n",
+				argv[3]);
+			return 2;
+		}
+		return own_program(argv[4]) ?
 			       2 :
-			       cmd_arm(argv[3], argc - 4, argv + 4, true);
+			       cmd_arm(argv[4], argc - 5, argv + 5, (int)fd);
+	}
 	if (!strcmp(argv[1], "arm") && argc >= 3)
-		return cmd_arm(argv[2], argc - 3, argv + 3, false);
+		return cmd_arm(argv[2], argc - 3, argv + 3, -1);
 	if (!strcmp(argv[1], "status") && argc <= 3)
 		return cmd_status(argc == 3 ? argv[2] : NULL);
 	if (!strcmp(argv[1], "disarm") && argc == 3)
