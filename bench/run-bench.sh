@@ -346,7 +346,7 @@ if want scaling; then
 	# the same 1 GiB run with other makedumpfile options: the kdump image is
 	# replaced by appending a cpio with another /boot/kdump.img (a later
 	# entry of the initramfs wins)
-	for opts in "-c -d 31" "-l -d 1"; do
+	for opts in "-c -d 31" "-l -d 1" "-d 31"; do
 		tag=${opts// /}
 		mkdir -p "$work/img-$tag/boot"
 		"$top/appliance/mkkdump.sh" "$work/img-$tag/boot/kdump.img" "$opts" 2>/dev/null

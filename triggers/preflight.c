@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -12,6 +13,13 @@
 
 #define CRASH_LOADED "/sys/kernel/kexec_crash_loaded"
 #define DESTRUCTIVE_SYSCTL "/proc/sys/kernel/destructive_bpf_enabled"
+/* What the BTF said, kept for this boot: parsing the kernel's BTF is most
+ * of an arming's cost under TCG, and a guest restored from a snapshot
+ * (whose boot filled it) arms at once. Root's only, in the appliance's
+ * own directory.
+ */
+#define BTF_FACTS "/etc/bpk/.btf-facts"
+#define BOOT_ID "/proc/sys/kernel/random/boot_id"
 
 static int read_int(const char *path, int *val)
 {
@@ -36,12 +44,65 @@ static int cap_effective(int cap)
 	return !!(data[cap / 32].effective & (1U << (cap % 32)));
 }
 
+static int boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen(BOOT_ID, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] ? 0 : -1;
+}
+
+/* The facts this boot's earlier probe kept: 0, or -1 (probe again). */
+static int btf_facts_read(struct preflight *p, const char *boot)
+{
+	FILE *f = fopen(BTF_FACTS, "r");
+	char id[64];
+	int panic, kexec, ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%63s %d %d", id, &panic, &kexec) == 3 &&
+	     !strcmp(id, boot) && (panic == 0 || panic == 1) &&
+	     (kexec == 0 || kexec == 1);
+	fclose(f);
+	if (!ok)
+		return -1;
+	p->btf_panic = panic;
+	p->btf_crash_kexec = kexec;
+	return 0;
+}
+
+/* Kept if it can be (a guest without the directory just probes again). */
+static void btf_facts_write(const struct preflight *p, const char *boot)
+{
+	FILE *f = fopen(BTF_FACTS ".tmp", "w");
+
+	if (!f)
+		return;
+	if (fprintf(f, "%s %d %d\n", boot, p->btf_panic, p->btf_crash_kexec) <
+		    0 ||
+	    fclose(f) || rename(BTF_FACTS ".tmp", BTF_FACTS))
+		unlink(BTF_FACTS ".tmp");
+}
+
 /* Is enumerator BPF_FUNC_panic / function crash_kexec in vmlinux BTF? */
 static void probe_btf(struct preflight *p)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf;
+	char boot[64];
+	bool have_boot = !boot_id(boot, sizeof(boot));
 	int id;
 
+	if (have_boot && !btf_facts_read(p, boot))
+		return;
+	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return;
 	p->btf_crash_kexec =
@@ -57,6 +118,8 @@ static void probe_btf(struct preflight *p)
 				p->btf_panic = 1;
 	}
 	btf__free(btf);
+	if (have_boot)
+		btf_facts_write(p, boot);
 }
 
 void preflight_probe(struct preflight *p)

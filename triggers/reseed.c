@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/random.h>
 
@@ -81,4 +82,26 @@ out:
 out_free:
 	free(info);
 	return rc;
+}
+
+int clock_from_host(const char *epoch, char *err, size_t errlen)
+{
+	struct timespec ts = { 0 };
+	char *end;
+	long long s;
+
+	errno = 0;
+	s = strtoll(epoch, &end, 10);
+	if (errno || end == epoch || *end || s <= 0) {
+		snprintf(err, errlen,
+			 "clock: '%.40s' is not seconds since 1970", epoch);
+		return -1;
+	}
+	ts.tv_sec = (time_t)s;
+	if (clock_settime(CLOCK_REALTIME, &ts)) {
+		snprintf(err, errlen, "clock: clock_settime: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
 }

@@ -17,4 +17,9 @@
  */
 int reseed_from_hex(const char *hex, char *err, size_t errlen);
 
+/* Set the wall clock to @epoch (decimal seconds since 1970, the host's):
+ * a restored guest's clock is the snapshot's. 0, or -1 with the reason.
+ */
+int clock_from_host(const char *epoch, char *err, size_t errlen);
+
 #endif

@@ -12,8 +12,9 @@
  *   triggerctl status [NAME]            armed triggers, matches, fire records
  *   triggerctl disarm NAME              detach and unpin
  *   triggerctl rearm NAME               load it again with the same arguments
- *   triggerctl reseed HEX               the host's bytes into the kernel's
- *                                       generator, reseeded (a restored guest)
+ *   triggerctl reseed HEX [EPOCH]       the host's bytes into the kernel's
+ *                                       generator, reseeded, and the host's
+ *                                       clock (a restored guest)
  *
  * NAME is a trigger of the table, or a run's own program: the BPF object
  * USERPROG_DIR/NAME.bpf.o (bpk run --prog), read as its trigger.
@@ -44,7 +45,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: triggerctl list | check | parse NAME [key=value ...] | "
 		"arm [--check-fd FD] NAME [key=value ...] | status [NAME] | disarm NAME | "
-		"rearm NAME | reseed HEX\n");
+		"rearm NAME | reseed HEX [EPOCH]\n");
 	return 2;
 }
 
@@ -324,10 +325,11 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage();
-	if (!strcmp(argv[1], "reseed") && argc == 3) {
+	if (!strcmp(argv[1], "reseed") && (argc == 3 || argc == 4)) {
 		char err[ERRLEN];
 
-		if (reseed_from_hex(argv[2], err, sizeof(err))) {
+		if (reseed_from_hex(argv[2], err, sizeof(err)) ||
+		    (argc == 4 && clock_from_host(argv[3], err, sizeof(err)))) {
 			fprintf(stderr, "triggerctl: %s\n", err);
 			return 1;
 		}
