@@ -81,6 +81,13 @@ void warm_choose(struct run_opts *o, const struct kernel_info *k)
 	why = warm_hostfs_why(o);
 	req.hostview = why != NULL;
 	free(why);
+	/* refused later, as bad input: nothing is made for it */
+	if (req.hostview && k->no_hostfs) {
+		o->cold_why = xasprintf(
+			"the %s kernel cannot mount the host's file system",
+			k->spec);
+		return;
+	}
 	req.mem = o->mem;
 	req.smp = o->smp;
 	req.accel = o->accel;
