@@ -38,6 +38,12 @@ static void flip_until_stopped(struct flipper *f)
 	while (!f->stop) {
 		int err = sysctl_write(DESTRUCTIVE_SYSCTL, "1");
 
+		/* an on-window a load (about 0.7 ms under TCG) can land in:
+		 * writing 0 waits for grace periods (tens of ms), writing 1
+		 * returns at once, so without it nearly every load meets 0
+		 */
+		if (!err)
+			usleep(5000);
 		if (!err)
 			err = sysctl_write(DESTRUCTIVE_SYSCTL, "0");
 		if (err) {
