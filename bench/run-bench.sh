@@ -6,7 +6,7 @@
 # Environment: BENCH_ROUNDS (3) repeats of each measurement; BENCH_COLD=1
 # also times a cold kernel build (about 5 min) in a scratch cache;
 # BENCH_ACCEL (tcg: KVM hangs on these machines, see README);
-# BENCH_SECTIONS (build loop scaling cost memory field campaign prog hangs) to run only
+# BENCH_SECTIONS (build loop dump scaling cost memory field campaign prog hangs) to run only
 # some; BENCH_ATTEMPTS (6) attempts per campaign of the campaign section.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 rounds=${BENCH_ROUNDS:-3}
 accel=${BENCH_ACCEL:-tcg}
-sections=${BENCH_SECTIONS:-build loop scaling cost memory field campaign prog hangs}
+sections=${BENCH_SECTIONS:-build loop dump scaling cost memory field campaign prog hangs}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ROUNDS '$rounds' is not a number >= 1"
 mkdir -p "$here/results"
 results=$here/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
@@ -272,6 +272,36 @@ warm_section() {
 	record "warm start $acc" "command to run filed (no report), cold" s "wall" "${cw[@]}"
 }
 
+# dumphost_section ACCEL: the host's dump (--dump host) against kdump, side
+# by side in rounds, both warm: the guest seen going down to the run filed
+# (host clock, run.json timings.down_to_filed_s), and the vmcores' sizes
+dumphost_section() {
+	local acc=$1 kind runs r h=() k=() hs=() ks=() ratio
+	for _ in $(seq "$rounds"); do
+		for kind in host kdump; do
+			runs=$work/dump-$kind-$acc
+			mkdir -p "$runs"
+			run "${demo[@]}" --accel "$acc" --runs "$runs" --no-report --dump "$kind" \
+				>"$work/run.out" 2>&1 || { tail -3 "$work/run.out" >&2; die "--dump $kind run ($acc) failed"; }
+			r=$(newest_run "$runs")
+			[[ $(meta "$r" dump.path) == "$kind" ]] || die "--dump $kind run: dump.path is $(meta "$r" dump.path)"
+			if [[ $kind == host ]]; then
+				h+=("$(meta "$r" timings.down_to_filed_s)")
+				hs+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
+			else
+				k+=("$(meta "$r" timings.down_to_filed_s)")
+				ks+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
+			fi
+		done
+	done
+	record "dump path $acc" "panic to run filed, --dump host" s "run.json timings.down_to_filed_s" "${h[@]}"
+	record "dump path $acc" "panic to run filed, kdump" s "same run, interleaved" "${k[@]}"
+	ratio=$(awk -v a="$(stats "${h[@]}" | cut -d' ' -f2)" -v b="$(stats "${k[@]}" | cut -d' ' -f2)" 'BEGIN { printf "%.3f", a / b }')
+	record "dump path $acc" "panic to run filed, host / kdump" x "medians (goal: at most 0.3)" "$ratio"
+	record "dump path $acc" "vmcore, --dump host" MiB "every page, zero pages compressed (zlib)" "${hs[@]}"
+	record "dump path $acc" "vmcore, kdump" MiB "makedumpfile -d 31" "${ks[@]}"
+}
+
 if want loop; then
 	accels=("$accel")
 	# KVM where it works (bpk's probe): what a user with KVM sees
@@ -286,6 +316,13 @@ if want loop; then
 		boot_detail "$acc"
 		step_done ""
 	done
+fi
+
+# --- the host's dump (--dump host) against kdump, both warm
+if want dump; then
+	step "dump path ($accel)"
+	dumphost_section "$accel"
+	step_done ""
 fi
 
 # dump_guest_memory MEM OUT: the host-side dump-guest-memory ELF of a guest

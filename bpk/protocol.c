@@ -199,6 +199,8 @@ char *guest_cmdline(const struct guest_params *p)
 	}
 	if (p->kexec_checks)
 		add(&line, &len, "bpk.kexec_checks=1", NULL);
+	if (p->dump_host)
+		add(&line, &len, "bpk.dump=host", NULL);
 	if (p->append && *p->append)
 		add(&line, &len, "%s", p->append);
 	if (!p->sysctl)
@@ -242,11 +244,11 @@ char *control_header(const struct guest_params *p, const char *seed,
 	n = asprintf(
 		&h,
 		CONTROL_PREFIX
-		"trigger=%s args=%s repeat=%d dry=%d sysctl=%d panic_on_oops=%d panic_on_warn=%d softlockup_panic=%d hung_task_panic=%d panic_on_rcu_stall=%d unknown_nmi_panic=%d attempt=%d seed=%s%s size=%zu\n",
+		"trigger=%s args=%s repeat=%d dry=%d sysctl=%d panic_on_oops=%d panic_on_warn=%d softlockup_panic=%d hung_task_panic=%d panic_on_rcu_stall=%d unknown_nmi_panic=%d dump=%s attempt=%d seed=%s%s size=%zu\n",
 		p->trigger ? p->trigger : "", args, p->repeat, p->dry,
 		p->sysctl, p->panic_on_oops, p->panic_on_warn,
 		p->panic_softlockup, p->panic_hung, p->panic_rcu, p->nmi_panic,
-		p->attempt, seed, when, size);
+		p->dump_host ? "host" : "kdump", p->attempt, seed, when, size);
 
 	free(args);
 	return n < 0 ? NULL : h;

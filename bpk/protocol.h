@@ -38,6 +38,8 @@
 #define HOST_DUMP_FILE "vmcore.host"
 #define STATE_BOOTED "booted"
 #define STATE_CRASH_LOADED "crash-kernel-loaded"
+/* --dump host: no crash kernel, pvpanic bound */
+#define STATE_HOST_DUMP_READY "host-dump-ready"
 #define STATE_ARMED "armed"
 #define STATE_REFUSED "refused"
 #define STATE_IDLE "idle" /* a snapshot's guest, waiting on the control port */
@@ -131,6 +133,10 @@ struct guest_params {
 	bool panic_softlockup, panic_hung, panic_rcu, nmi_panic;
 	bool preinit; /* boot through /etc/bpk/preinit (modules, host view) */
 	bool control; /* a snapshot's guest: wait on the control port */
+	/* --dump host: load no crash kernel (a restored guest unloads its
+	 * snapshot's), and have pvpanic tell QEMU of the panic
+	 */
+	bool dump_host;
 	const char *capture_append; /* the crash kernel's extra words */
 	const char *append; /* the user's extra words, as they are */
 	const char *crashkernel; /* NULL or "none": no reservation */

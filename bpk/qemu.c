@@ -62,6 +62,17 @@ void qemu_argv(const struct qemu_setup *s, const struct guest *g,
 	 */
 	strv_add(a, "-device");
 	strv_add(a, "vmcoreinfo");
+	/* pvpanic: a kernel with no crash kernel loaded tells QEMU of its
+	 * panic from its panic notifiers, and QEMU pauses it for the host's
+	 * dump (--dump host). Every guest has the device, so that one idle
+	 * snapshot serves both ways (the action is QEMU's, not the guest's
+	 * state); under kdump QEMU only notes it, so that a capture kernel
+	 * that panics stays for the host to dump.
+	 */
+	strv_add(a, "-device");
+	strv_add(a, "pvpanic");
+	strv_add(a, "-action");
+	strv_add(a, s->dump_host ? "panic=pause" : "panic=none");
 	/* which run this QEMU belongs to, for ps and pgrep */
 	strv_add(a, "-name");
 	strv_addf(a, "guest=bpk:%s", name);

@@ -22,6 +22,7 @@ struct qemu_setup {
 	const char *ram_file; /* a memory-backend-file (snapshots), or NULL */
 	bool ram_shared; /* share=on (making a snapshot) or off (restoring) */
 	bool incoming; /* -incoming defer: a restore */
+	bool dump_host; /* --dump host: QEMU pauses the guest on its panic */
 	const struct strv *extra; /* -virtfs ..., then the user's --qemu-arg */
 };
 

@@ -104,6 +104,7 @@ void record_init(struct run_record *r)
 	r->timings.dump = RECORD_NO_TIME;
 	r->timings.restore = RECORD_NO_TIME;
 	r->timings.start_to_armed = RECORD_NO_TIME;
+	r->timings.down_to_filed = RECORD_NO_TIME;
 	r->timings.qemu_wall = RECORD_NO_TIME;
 	r->timings.collect = RECORD_NO_TIME;
 }
@@ -315,6 +316,7 @@ static void write_record(json_writer_t *jw, const struct run_record *r)
 	jw_seconds_field(jw, "dump_s", r->timings.dump);
 	jw_seconds_field(jw, "restore_s", r->timings.restore);
 	jw_seconds_field(jw, "start_to_armed_s", r->timings.start_to_armed);
+	jw_seconds_field(jw, "down_to_filed_s", r->timings.down_to_filed);
 	jw_seconds_field(jw, "qemu_wall_s", r->timings.qemu_wall);
 	jw_seconds_field(jw, "collect_s", r->timings.collect);
 	jw_end_object(jw);
@@ -902,6 +904,7 @@ static void read_record(struct reader *rd, json_t *root, struct run_record *r)
 	seconds(rd, timings, "dump_s", &r->timings.dump);
 	seconds(rd, timings, "restore_s", &r->timings.restore);
 	seconds(rd, timings, "start_to_armed_s", &r->timings.start_to_armed);
+	seconds(rd, timings, "down_to_filed_s", &r->timings.down_to_filed);
 	seconds(rd, timings, "qemu_wall_s", &r->timings.qemu_wall);
 	seconds(rd, timings, "collect_s", &r->timings.collect);
 }

@@ -122,6 +122,8 @@ struct run_record {
 			dump, restore, qemu_wall, collect;
 		/* host clock, QEMU's start to the guest's "armed" */
 		double start_to_armed;
+		/* host clock, the guest seen going down to the run filed */
+		double down_to_filed;
 	} timings;
 };
 

@@ -105,6 +105,8 @@ static void usage_run(void)
 	       "                         hung (hung tasks), rcu (RCU stalls)\n"
 	       "  --stall S              no progress for S seconds: inject an NMI, which\n"
 	       "                         panics the guest (a hard lockup, a silent hang)\n"
+	       "  --dump kdump|host      who dumps the guest: its crash kernel (kdump, the\n"
+	       "                         default) or the host, told by pvpanic (host)\n"
 	       "  --no-report            collect only\n"
 	       "  --crash                at a terminal, crash on the vmcore after the report\n"
 	       "  --accel auto|tcg|kvm   QEMU's accelerator (auto; BPK_ACCEL)\n"
@@ -226,7 +228,7 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				"--restore",  "--attempt",
 				"--campaign", "--prog",
 				"--stall",    "--panic-on",
-				NULL
+				"--dump",     NULL
 			};
 			bool known = false;
 
@@ -251,6 +253,15 @@ void run_opts_parse(struct run_opts *o, int argc, char **argv, const char *verb)
 				o->stall_s = num_opt(a, v, 1);
 			} else if (!strcmp(a, "--panic-on")) {
 				panic_on_parse(o, v);
+			} else if (!strcmp(a, "--dump")) {
+				if (!strcmp(v, "host"))
+					o->dump_host = true;
+				else if (!strcmp(v, "kdump"))
+					o->dump_host = false;
+				else
+					usage_error(
+						"--dump '%s' must be kdump or host",
+						v);
 			} else if (!strcmp(a, "--mem")) {
 				if (parse_size(v) < 0)
 					usage_error(
@@ -736,6 +747,31 @@ void trigger_check(const char *trigger, const char *args)
 	strv_free(&o.targs);
 }
 
+/*
+ * --dump host: the guest loads no crash kernel, so what brings it down
+ * must reach panic() and its notifiers. bpf_panic() does; a stock
+ * kernel's triggers fire through the crash_kexec kfunc, which returns
+ * without a loaded crash kernel, and there pvpanic is a module the guest
+ * does not load.
+ */
+static void check_dump_host(const struct run_opts *o,
+			    const struct kernel_info *k)
+{
+	if (!strcmp(k->flavor, "debian"))
+		usage_error(
+			"--dump host: not on Debian's kernel (%s): its triggers fire through the crash_kexec kfunc, which does nothing without a loaded crash kernel (--dump host loads none), and its pvpanic driver is a module the guest does not load; it is dumped by kdump (the default)",
+			k->spec);
+	if (o->capture_append)
+		usage_error(
+			"--capture-append: --dump host loads no crash kernel");
+	if (o->kexec_checks)
+		usage_error(
+			"--kexec-checks: --dump host loads no crash kernel");
+	if (o->attempt || o->campaign)
+		usage_error(
+			"--dump host: a campaign's attempts are restored armed, with their crash kernel");
+}
+
 void run_validate(struct run_opts *o, struct kernel_info *k)
 {
 	char *args;
@@ -784,6 +820,8 @@ void run_validate(struct run_opts *o, struct kernel_info *k)
 	/* a kernel of the user's own is judged before anything is built */
 	if (!strcmp(k->flavor, "path"))
 		kernel_refuse_unfit(k);
+	if (o->dump_host)
+		check_dump_host(o, k);
 	if (!o->crashkernel) {
 		o->crashkernel = k->default_crashkernel;
 		o->crashkernel_default = true;
@@ -1296,8 +1334,27 @@ static int qmp_dump(struct qmp *q, int fd, int client, char *err, size_t errlen)
 					done >> 20, total >> 20);
 			said = now_ms();
 		}
-		usleep(200 * 1000);
+		/* a dump of an idle guest takes about a second: polled
+		 * finely, the wait adds little to it
+		 */
+		usleep(25 * 1000);
 	}
+}
+
+/* --dump host: has QEMU paused the guest on its pvpanic report? */
+static int on_panicked(struct guest *g, char *err, size_t errlen)
+{
+	struct qmp *q = run_qmp(g, err, errlen);
+	json_t *st = NULL;
+	const char *s;
+	int rc;
+
+	if (!q || qmp_exec(q, "query-status", NULL, &st, err, errlen))
+		return -1;
+	s = json_string_value(json_object_get(st, "status"));
+	rc = s && !strcmp(s, "guest-panicked");
+	json_decref(st);
+	return rc;
 }
 
 static int on_capture_dead(struct guest *g, const char *why, char *err,
@@ -2395,6 +2452,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		gp.panic_hung = o->panic_hung;
 		gp.panic_rcu = o->panic_rcu;
 		gp.nmi_panic = o->stall_s > 0;
+		gp.dump_host = o->dump_host;
 		gp.crashkernel = o->crashkernel;
 		gp.preinit = k->preinit || hostfs_why;
 		gp.attempt = o->attempt;
@@ -2412,12 +2470,14 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 					.fired = on_fired,
 					.stalled = on_stalled,
 					.capture_dead = on_capture_dead,
+					.panicked = on_panicked,
 					.live_dump = on_live_dump,
 					.data = &r };
 	g.control = o->restore != NULL;
 	/* restores, --stall's NMI, the host's dump */
 	g.qmp = true;
 	g.stall_s = o->stall_s;
+	g.dump_host = o->dump_host;
 	g.kvm = !strcmp(accel, "kvm");
 	if (guest_prepare(&g))
 		die("the guest could not be set up");
@@ -2465,6 +2525,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	}
 	q.accel = accel;
 	q.mem = o->mem;
+	q.dump_host = o->dump_host;
 	q.smp = o->smp;
 	q.kernel_image = guest_pass_file(&g, k->image, false, false);
 	q.initrd = guest_pass_file(&g, initrd, false, false);
@@ -2493,6 +2554,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		gp.panic_hung = o->panic_hung;
 		gp.panic_rcu = o->panic_rcu;
 		gp.nmi_panic = o->stall_s > 0;
+		gp.dump_host = o->dump_host;
 		gp.attempt = o->attempt;
 		struct qmp *q = run_qmp(&g, err, sizeof(err));
 
@@ -2590,7 +2652,9 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	ci.progress = &g.progress;
 	ci.nmi_injected = g.stall_nmi_ms != 0;
 	ci.host_dump_why = g.host_dumped ? g.host_dump_why : NULL;
-	ci.capture_died = g.host_dump_why[0] != '\0';
+	ci.capture_died = !o->dump_host && g.host_dump_why[0] != '\0';
+	ci.down_ms = g.down_ms;
+	ci.pvpanicked = g.pvpanicked;
 	ci.kernel_image = k->image;
 	for (int i = 0; i < S_NSTREAMS; i++) {
 		if (!g.capped[i])

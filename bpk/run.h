@@ -50,6 +50,10 @@ struct run_opts {
 	long long log_cap; /* console, results, vmcore-dmesg: the most kept */
 	const char *restore; /* a snapshot dir: restore instead of booting */
 	bool cold; /* --cold: boot, even where the idle snapshot would do */
+	/* --dump host: no crash kernel; pvpanic tells QEMU of the panic and
+	 * the host dumps the paused guest (kdump stays the default)
+	 */
+	bool dump_host;
 	bool warm; /* restore is the idle snapshot warm_choose() picked */
 	char *cold_why; /* why a run that could start warm boots (warm.h) */
 	char *restore_failed; /* the failed warm restore a cold boot follows */

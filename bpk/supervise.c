@@ -36,6 +36,17 @@
  */
 #define CAPTURE_SILENCE_MS 90000
 #define CAPTURE_PANIC_MS 2000
+/* --dump host: how often QEMU's state is asked after the guest went down,
+ * and how long a panic may take to reach pvpanic (its report printed on a
+ * 115200-baud console first) before the host dumps the guest as it is
+ */
+#define PVPANIC_POLL_MS 50
+#define PVPANIC_WAIT_MS 30000
+/* ... and, from "armed" on, before any sign: a panic in NMI context
+ * prints its console lines only after its notifiers, pvpanic's among
+ * them, so QEMU may pause a guest whose console said nothing yet
+ */
+#define PVPANIC_IDLE_MS 250
 
 enum tag {
 	TAG_STREAM = 0, /* + enum stream_id */
@@ -485,6 +496,19 @@ static void stall_watch(struct guest *g, bool on)
 	rearm(g->stall_fd, on ? (int64_t)g->stall_s * 1000 : 0);
 }
 
+/* --dump host: ask QEMU whether it paused the guest on its panic, often
+ * once the guest was seen going down (@down), now and then before
+ */
+static void pvpanic_watch(struct guest *g, bool down)
+{
+	if (!g->dump_host || g->capture_fd < 0 || g->host_dump_why[0])
+		return;
+	if (down && !g->down_ms)
+		g->down_ms = now_ms();
+	g->pvpanic_watching = true;
+	rearm(g->capture_fd, down ? PVPANIC_POLL_MS : PVPANIC_IDLE_MS);
+}
+
 /*
  * No progress for stall_s seconds: an NMI into every CPU (QEMU's
  * inject-nmi on x86), which the guest, booted with unknown_nmi_panic,
@@ -509,6 +533,8 @@ static void on_stall(struct guest *g)
 		return;
 	}
 	g->stall_nmi_ms = now_ms();
+	/* an NMI panic prints after pvpanic has told QEMU */
+	pvpanic_watch(g, true);
 }
 
 /*
@@ -524,7 +550,12 @@ static void capture_progress(struct guest *g)
 
 static void capture_watch(struct guest *g)
 {
-	if (g->capture_fd < 0 || g->capture_watching)
+	if (g->dump_host) {
+		/* no crash kernel to watch: QEMU's pause is the sign */
+		pvpanic_watch(g, true);
+		return;
+	}
+	if (g->capture_fd < 0 || g->capture_watching || g->dump_host)
 		return;
 	g->capture_watching = true;
 	rearm(g->capture_fd, CAPTURE_SILENCE_MS);
@@ -547,6 +578,67 @@ static void on_capture_dead(struct guest *g)
 			CAPTURE_SILENCE_MS / 1000);
 	}
 	p_info("%s: the host takes the dump", g->host_dump_why);
+	if (g->hooks.capture_dead(g, g->host_dump_why, err, sizeof(err))) {
+		char why[sizeof(g->host_dump_why)];
+
+		snprintf(why, sizeof(why), "%s", g->host_dump_why);
+		snprintf(g->host_dump_why, sizeof(g->host_dump_why),
+			 "%.300s; the host's dump failed: %.300s", why, err);
+		p_err("%s", g->host_dump_why);
+	} else {
+		g->host_dumped = true;
+	}
+	guest_stop(g, 0, g->host_dump_why);
+}
+
+/*
+ * --dump host, polled after the guest went down: once QEMU paused it on
+ * its pvpanic report, the host dumps it. A panic that never reaches
+ * pvpanic (a kernel without its driver, a panic stuck on the way) is
+ * dumped as it stands after PVPANIC_WAIT_MS, and said.
+ */
+static void on_pvpanic_poll(struct guest *g)
+{
+	char err[512] = "", shown[300];
+	int rc = g->hooks.panicked ? g->hooks.panicked(g, err, sizeof(err)) :
+				     -1;
+	int64_t waited = g->down_ms ? now_ms() - g->down_ms : -1;
+
+	if (rc == 0 && waited < 0) {
+		rearm(g->capture_fd, PVPANIC_IDLE_MS);
+		return;
+	}
+	if (rc == 0 && waited < PVPANIC_WAIT_MS) {
+		rearm(g->capture_fd, PVPANIC_POLL_MS);
+		return;
+	}
+	g->pvpanic_watching = false;
+	g->pvpanicked = rc == 1;
+	if (rc == 1 && waited < 0) {
+		/* paused before its console said anything: now is when the
+		 * host saw it go down
+		 */
+		g->down_ms = now_ms();
+		snprintf(
+			g->host_dump_why, sizeof(g->host_dump_why),
+			"--dump host: the guest's pvpanic told QEMU of a panic its console had not shown yet; QEMU paused it and the host dumped it");
+	} else if (rc == 1)
+		snprintf(
+			g->host_dump_why, sizeof(g->host_dump_why),
+			"--dump host: the guest's pvpanic told QEMU of the panic %.1f s after the host saw it go down; QEMU paused it and the host dumped it",
+			(double)waited / 1000);
+	else if (rc == 0)
+		snprintf(
+			g->host_dump_why, sizeof(g->host_dump_why),
+			"--dump host: no pvpanic report within %d s of the guest going down; the host dumped it as it stood",
+			PVPANIC_WAIT_MS / 1000);
+	else
+		snprintf(
+			g->host_dump_why, sizeof(g->host_dump_why),
+			"--dump host: QEMU's state could not be read (%s); the host dumped the guest as it stood",
+			escape_into(shown, sizeof(shown), err, strlen(err)));
+	p_info("%s", g->host_dump_why);
+	set_stage(g, STAGE_DUMP, "the host is dumping the guest (--dump host)");
 	if (g->hooks.capture_dead(g, g->host_dump_why, err, sizeof(err))) {
 		char why[sizeof(g->host_dump_why)];
 
@@ -615,6 +707,8 @@ static void fired(struct guest *g)
 	if (g->fired_seen)
 		return;
 	g->fired_seen = true;
+	if (!g->down_ms)
+		g->down_ms = now_ms();
 	stall_watch(g, false);
 	capture_watch(g);
 	if (g->hooks.fired)
@@ -668,12 +762,20 @@ static void results_line(struct guest *g, const char *line, size_t len)
 		return;
 	}
 	if (!strcmp(p->last_state, STATE_BOOTED)) {
-		set_stage(g, STAGE_ARM,
-			  "loading the crash kernel, arming the trigger");
+		set_stage(
+			g, STAGE_ARM,
+			g->dump_host ?
+				"arming the trigger (no crash kernel: --dump host)" :
+				"loading the crash kernel, arming the trigger");
 	} else if (!strcmp(p->last_state, STATE_RESTORED)) {
 		set_stage(g, STAGE_ARM, "restored, arming the trigger");
+	} else if (!strcmp(p->last_state, STATE_HOST_DUMP_READY)) {
+		set_stage(g, STAGE_ARM,
+			  "no crash kernel (--dump host), arming the trigger");
 	} else if (!strcmp(p->last_state, STATE_ARMED)) {
 		set_stage(g, STAGE_FIRE, "armed, the workload is running");
+		if (!g->fired_seen)
+			pvpanic_watch(g, false);
 		/* from here on a guest that stops is a stall */
 		if (!g->fired_seen && !g->stall_nmi_ms)
 			stall_watch(g, true);
@@ -1049,9 +1151,12 @@ int guest_supervise(struct guest *g)
 				break;
 			case TAG_CAPTURE:
 				if (read(g->capture_fd, &ticks,
-					 sizeof(ticks)) == sizeof(ticks) &&
-				    g->capture_watching && g->pid > 0 &&
-				    !g->stopping)
+					 sizeof(ticks)) != sizeof(ticks) ||
+				    g->pid <= 0 || g->stopping)
+					break;
+				if (g->pvpanic_watching)
+					on_pvpanic_poll(g);
+				else if (g->capture_watching)
 					on_capture_dead(g);
 				break;
 			case TAG_LIVE:

@@ -66,6 +66,10 @@ struct guest_hooks {
 	 */
 	int (*capture_dead)(struct guest *g, const char *why, char *err,
 			    size_t errlen);
+	/* --dump host, after the guest went down: has QEMU paused it on its
+	 * pvpanic report? 1 yes, 0 not yet, -1 with the reason in @err
+	 */
+	int (*panicked)(struct guest *g, char *err, size_t errlen);
 	/* bpk dump connected (@client, the socket to answer on): take a
 	 * dump of the live guest and file it, the guest paused for the
 	 * copy. The time it was paused in ms (the timeout and the stall
@@ -108,6 +112,11 @@ struct guest {
 	 * watch. Needs qmp.
 	 */
 	int stall_s;
+	/* --dump host: the guest loads no crash kernel; once it went down,
+	 * the host waits for QEMU to pause it (pvpanic, hooks.panicked) and
+	 * dumps it (hooks.capture_dead). Needs qmp.
+	 */
+	bool dump_host;
 
 	/* QEMU's ends of the sockets, for qemu.c to name as fd=N */
 	int qemu_fd[S_NSTREAMS];
@@ -143,6 +152,9 @@ struct guest {
 	int capture_fd;
 	int live_fd; /* bpk dump's socket (hooks.live_dump), -1: none */
 	bool stall_watching, capture_watching, capture_panic_seen;
+	bool pvpanic_watching; /* --dump host: polling hooks.panicked */
+	bool pvpanicked; /* QEMU paused the guest on its pvpanic report */
+	int64_t down_ms; /* when the guest was first seen going down */
 	int err_fd, err_out; /* QEMU's stderr: a pipe, kept in qemu.log */
 	uint64_t err_kept; /* bytes of it in qemu.log, at most QEMU_LOG_CAP */
 	char *line[2];

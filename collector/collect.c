@@ -448,8 +448,19 @@ enum collect_result collect_run(const struct collect_in *in,
 	full_note(&c, full, sizeof(full));
 	rec->cause.run =
 		find_cause(&g, in->trigger, cause_detail, sizeof(cause_detail));
+	if (rec->cause.run == CAUSE_NONE && in->pvpanicked) {
+		/* a panic in NMI context prints after its notifiers, and
+		 * pvpanic, one of them, has QEMU pause it first
+		 */
+		snprintf(
+			cause_detail, sizeof(cause_detail),
+			"pvpanic told QEMU of a panic the console had not shown yet");
+		rec->cause.run = CAUSE_PANIC;
+	}
 	if (in->nmi_injected &&
-	    (rec->cause.run == CAUSE_NMI || rec->cause.run == CAUSE_KEXEC)) {
+	    (rec->cause.run == CAUSE_NMI || rec->cause.run == CAUSE_KEXEC ||
+	     (rec->cause.run == CAUSE_PANIC && in->pvpanicked &&
+	      !g.panic_msg[0]))) {
 		/* the NMI was the host's answer to a guest that stopped:
 		 * the stall is the cause (the panic from NMI context often
 		 * prints nothing before the capture kernel); the dump tells
@@ -730,6 +741,8 @@ enum collect_result collect_run(const struct collect_in *in,
 			       status_get(&st, "makedumpfile_opts"));
 	}
 	rec->timings.collect = now() - t0;
+	if (in->down_ms > 0)
+		rec->timings.down_to_filed = now() - (double)in->down_ms / 1000;
 	if (record_write(in->staging, rec, err, errlen)) {
 		char why2[1024];
 

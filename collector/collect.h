@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "guestlog.h"
 #include "record.h"
@@ -57,6 +58,14 @@ struct collect_in {
 	 * cause.after
 	 */
 	bool capture_died;
+	/* CLOCK_MONOTONIC ms when the host saw the guest go down, 0: never;
+	 * times timings.down_to_filed_s
+	 */
+	int64_t down_ms;
+	/* QEMU paused the guest on its pvpanic report (--dump host): it
+	 * panicked, whatever its console managed to say
+	 */
+	bool pvpanicked;
 };
 
 enum collect_result {

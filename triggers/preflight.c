@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,40 @@
  */
 #define BTF_FACTS "/etc/bpk/.btf-facts"
 #define BOOT_ID "/proc/sys/kernel/random/boot_id"
+
+/* Where a bound pvpanic device shows: QEMU's ISA one (ACPI QEMU0001) and
+ * its PCI one.
+ */
+static const char *const pvpanic_drivers[] = {
+	"/sys/bus/platform/drivers/pvpanic-mmio",
+	"/sys/bus/pci/drivers/pvpanic-pci",
+	NULL,
+};
+
+/* The first device bound to a pvpanic driver, into @name ("" if none). */
+static void probe_pvpanic(char *name, size_t len)
+{
+	name[0] = '\0';
+	for (int i = 0; pvpanic_drivers[i] && !name[0]; i++) {
+		DIR *d = opendir(pvpanic_drivers[i]);
+		struct dirent *e;
+
+		if (!d)
+			continue;
+		/* a driver's directory lists its devices by their bus names
+		 * (QEMU0001:00, 0000:00:03.0) beside bind, unbind, module
+		 */
+		while ((e = readdir(d)))
+			if (strchr(e->d_name, ':')) {
+				size_t n = strnlen(e->d_name, len - 1);
+
+				memcpy(name, e->d_name, n);
+				name[n] = '\0';
+				break;
+			}
+		closedir(d);
+	}
+}
 
 static int read_int(const char *path, int *val)
 {
@@ -128,6 +163,7 @@ void preflight_probe(struct preflight *p)
 
 	memset(p, 0, sizeof(*p));
 	p->crash_loaded = !read_int(CRASH_LOADED, &v) && v == 1;
+	probe_pvpanic(p->pvpanic, sizeof(p->pvpanic));
 	p->has_series = !read_int(DESTRUCTIVE_SYSCTL, &v);
 	p->sysctl_on = p->has_series && v == 1;
 	p->cap_sys_boot = cap_effective(CAP_SYS_BOOT);
@@ -166,6 +202,29 @@ int preflight_action_usable(const struct preflight *p, unsigned int action,
 	return !no;
 }
 
+/*
+ * panic() runs its notifiers, pvpanic's among them, only when no crash
+ * kernel takes over first; the crash_kexec kfunc returns at once without
+ * one. So the host's dump takes bpf_panic() and a bound pvpanic device.
+ */
+int preflight_host_dump_usable(const struct preflight *p, unsigned int action,
+			       char *why, size_t len)
+{
+	const char *no = NULL;
+
+	if (!p->pvpanic[0])
+		no = "no pvpanic device bound to a driver (QEMU's -device pvpanic and the kernel's CONFIG_PVPANIC_MMIO): the host would not hear of the panic";
+	else if (p->crash_loaded)
+		no = "a crash kernel is loaded: panic() would kexec into it before pvpanic is told";
+	else if (action == FIRE_CRASH_KEXEC)
+		no = "the crash_kexec kfunc does nothing without a loaded crash kernel";
+	else if (action != FIRE_BPF_PANIC)
+		no = "no fire action that panics";
+	if (no && why)
+		snprintf(why, len, "%s", no);
+	return !no;
+}
+
 const char *action_name(unsigned int action)
 {
 	switch (action) {
@@ -189,6 +248,10 @@ int preflight_report(const struct preflight *p)
 	     p->crash_loaded ?
 		     "loaded (" CRASH_LOADED " = 1)" :
 		     "not loaded: a panic now would lose the evidence (kexec -p)");
+	line(1, "pvpanic",
+	     p->pvpanic[0] ?
+		     p->pvpanic :
+		     "none (the host's dump, bpk run --dump host, needs one)");
 	line(p->cap_bpf, "CAP_BPF",
 	     p->cap_bpf ? "present" : "missing: cannot load programs");
 	line(p->cap_sys_boot, "CAP_SYS_BOOT",

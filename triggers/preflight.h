@@ -7,6 +7,10 @@
 
 struct preflight {
 	int crash_loaded; /* /sys/kernel/kexec_crash_loaded == 1 */
+	/* a pvpanic device bound to its driver (bpk run --dump host): its
+	 * sysfs name, "" if none
+	 */
+	char pvpanic[64];
 	int has_series; /* kernel.destructive_bpf_enabled exists */
 	int sysctl_on; /* ... and is 1 */
 	int btf_panic; /* BPF_FUNC_panic in the kernel's BTF */
@@ -24,5 +28,10 @@ int preflight_action_usable(const struct preflight *p, unsigned int action,
  */
 int preflight_report(const struct preflight *p);
 const char *action_name(unsigned int action);
+/* With the host dumping the guest (no crash kernel, pvpanic): can
+ * @action take it down there? 1, or 0 with the reason in @why.
+ */
+int preflight_host_dump_usable(const struct preflight *p, unsigned int action,
+			       char *why, size_t len);
 
 #endif

@@ -9,6 +9,9 @@
  *   triggerctl arm --check-fd FD NAME ... check's report to FD first, then
  *                                       arm (one process: the guest's arming
  *                                       is timed)
+ *   triggerctl arm --dump-host NAME ... no crash kernel: the host dumps the
+ *                                       guest, told by pvpanic (bpk run
+ *                                       --dump host)
  *   triggerctl status [NAME]            armed triggers, matches, fire records
  *   triggerctl disarm NAME              detach and unpin
  *   triggerctl rearm NAME               load it again with the same arguments
@@ -44,7 +47,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: triggerctl list | check | parse NAME [key=value ...] | "
-		"arm [--check-fd FD] NAME [key=value ...] | status [NAME] | disarm NAME | "
+		"arm [--check-fd FD] [--dump-host] NAME [key=value ...] | status [NAME] | disarm NAME | "
 		"rearm NAME | reseed HEX [EPOCH]\n");
 	return 2;
 }
@@ -101,7 +104,8 @@ static int cmd_parse(const char *name, int argc, char **argv)
 	return 0;
 }
 
-static int cmd_arm(const char *name, int argc, char **argv, int report_fd)
+static int cmd_arm(const char *name, int argc, char **argv, int report_fd,
+		   bool dump_host)
 {
 	struct arm_args a;
 	struct preflight p;
@@ -134,6 +138,24 @@ static int cmd_arm(const char *name, int argc, char **argv, int report_fd)
 	}
 	if (a.dry_run) {
 		action = FIRE_NONE;
+	} else if (dump_host) {
+		char why[256];
+
+		action = args_get(&a, "action")->num ?
+				 (unsigned int)args_get(&a, "action")->num :
+				 p.action;
+		if (!preflight_host_dump_usable(&p, action, why, sizeof(why))) {
+			fprintf(stderr,
+				"triggerctl: refusing to arm %s for the host's dump (action %s): %s\n",
+				name, action_name(action), why);
+			return 1;
+		}
+		if (!preflight_action_usable(&p, action, why, sizeof(why))) {
+			fprintf(stderr,
+				"triggerctl: refusing to arm %s with action=%s: %s (triggerctl check)\n",
+				name, action_name(action), why);
+			return 1;
+		}
 	} else if (!p.crash_loaded) {
 		fprintf(stderr,
 			"triggerctl: refusing to arm %s: no crash kernel is loaded "
@@ -279,6 +301,7 @@ static int cmd_disarm(const char *name)
 static int cmd_rearm(const char *name)
 {
 	char blob[ARGS_BLOB_LEN], *words[MAX_ARGS + 1];
+	struct preflight p;
 	int n = 0, err;
 
 	if (!known_trigger(name))
@@ -298,7 +321,9 @@ static int cmd_rearm(const char *name)
 			strerror(-err));
 		return 1;
 	}
-	return cmd_arm(name, n, words, -1);
+	/* armed for the host's dump if that is how the guest is set up */
+	preflight_probe(&p);
+	return cmd_arm(name, n, words, -1, !p.crash_loaded && p.pvpanic[0]);
 }
 
 /*
@@ -344,23 +369,35 @@ int main(int argc, char **argv)
 		return cmd_check();
 	if (!strcmp(argv[1], "parse") && argc >= 3)
 		return cmd_parse(argv[2], argc - 3, argv + 3);
-	if (!strcmp(argv[1], "arm") && argc >= 5 &&
-	    !strcmp(argv[2], "--check-fd")) {
-		char *end;
-		long fd = strtol(argv[3], &end, 10);
+	if (!strcmp(argv[1], "arm")) {
+		bool dump_host = false;
+		long fd = -1;
+		int i = 2;
 
-		if (*end || end == argv[3] || fd < 0 || fd > 1023) {
-			fprintf(stderr,
-				"triggerctl: --check-fd '%s' is not a file descriptor\n",
-				argv[3]);
-			return 2;
+		for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
+			char *end;
+
+			if (!strcmp(argv[i], "--dump-host")) {
+				dump_host = true;
+				continue;
+			}
+			if (strcmp(argv[i], "--check-fd") || i + 1 >= argc)
+				return usage();
+			fd = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || fd < 0 || fd > 1023) {
+				fprintf(stderr,
+					"triggerctl: --check-fd '%s' is not a file descriptor\n",
+					argv[i]);
+				return 2;
+			}
 		}
-		return own_program(argv[4]) ?
+		if (i >= argc)
+			return usage();
+		return own_program(argv[i]) ?
 			       2 :
-			       cmd_arm(argv[4], argc - 5, argv + 5, (int)fd);
+			       cmd_arm(argv[i], argc - i - 1, argv + i + 1,
+				       (int)fd, dump_host);
 	}
-	if (!strcmp(argv[1], "arm") && argc >= 3)
-		return cmd_arm(argv[2], argc - 3, argv + 3, -1);
 	if (!strcmp(argv[1], "status") && argc <= 3)
 		return cmd_status(argc == 3 ? argv[2] : NULL);
 	if (!strcmp(argv[1], "disarm") && argc == 3)

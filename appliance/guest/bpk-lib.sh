@@ -28,6 +28,8 @@
 # line, spaces and all). The states:
 #   booted               the job started
 #   crash-kernel-loaded  crash_size=<bytes> [restored=1]
+#   host-dump-ready      pvpanic=<device> [restored=1]: no crash kernel, the
+#                        host dumps the guest (bpk.dump=host)
 #   idle                 port=/dev/vportNpM: waiting on the control port
 #   restored             the control header arrived
 #   armed                trigger=<name> action=<fire action|none> [restored=1]
@@ -57,7 +59,7 @@
 	BPK_PORT_CONTROL=control
 	BPK_PORT_WORKLOAD=workload
 	# every state bpk_state is called with (see above)
-	BPK_STATES="booted crash-kernel-loaded idle restored armed refused dry-run-done not-fired"
+	BPK_STATES="booted crash-kernel-loaded host-dump-ready idle restored armed refused dry-run-done not-fired"
 }
 
 # bpk_cmdline_load: (re)read /proc/cmdline into $bpk_cmdline. Done once when

@@ -112,7 +112,7 @@ static void test_control(void)
 	h = control_header(&p, "00ff", 1234);
 	check("control.header",
 	      h && !strcmp(h,
-			   "BPK-CONTROL trigger=tracepoint args=tp=sched:sched_process_fork,comm=forker repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 softlockup_panic=0 hung_task_panic=0 panic_on_rcu_stall=0 unknown_nmi_panic=0 attempt=4 seed=00ff size=1234\n"),
+			   "BPK-CONTROL trigger=tracepoint args=tp=sched:sched_process_fork,comm=forker repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 softlockup_panic=0 hung_task_panic=0 panic_on_rcu_stall=0 unknown_nmi_panic=0 dump=kdump attempt=4 seed=00ff size=1234\n"),
 	      "%s", vis(h));
 	free(h);
 	p.panic_softlockup = p.panic_rcu = p.nmi_panic = true;
@@ -120,7 +120,7 @@ static void test_control(void)
 	h = control_header(&p, "00ff", 0);
 	check("control.header_stall_clock",
 	      h && !strcmp(h,
-			   "BPK-CONTROL trigger=tracepoint args=tp=sched:sched_process_fork,comm=forker repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 softlockup_panic=1 hung_task_panic=0 panic_on_rcu_stall=1 unknown_nmi_panic=1 attempt=4 seed=00ff time=1796650000 size=0\n"),
+			   "BPK-CONTROL trigger=tracepoint args=tp=sched:sched_process_fork,comm=forker repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 softlockup_panic=1 hung_task_panic=0 panic_on_rcu_stall=1 unknown_nmi_panic=1 dump=kdump attempt=4 seed=00ff time=1796650000 size=0\n"),
 	      "%s", vis(h));
 	free(h);
 }
