@@ -273,31 +273,45 @@ warm_section() {
 }
 
 # dumphost_section ACCEL: the host's dump (--dump host) against kdump, side
-# by side in rounds, both warm: the guest seen going down to the run filed
-# (host clock, run.json timings.down_to_filed_s), and the vmcores' sizes
+# by side in rounds, both warm, and the host's dump of a guest booted cold:
+# the guest seen going down to the run filed (host clock, run.json
+# timings.down_to_filed_s), the host's dump alone, and the vmcores' sizes
 dumphost_section() {
-	local acc=$1 kind runs r h=() k=() hs=() ks=() ratio
+	local acc=$1 kind runs r h=() k=() c=() hd=() cd=() hs=() ks=() ratio
 	for _ in $(seq "$rounds"); do
-		for kind in host kdump; do
+		for kind in host kdump host-cold; do
 			runs=$work/dump-$kind-$acc
 			mkdir -p "$runs"
-			run "${demo[@]}" --accel "$acc" --runs "$runs" --no-report --dump "$kind" \
+			# shellcheck disable=SC2046 # no word or one
+			run "${demo[@]}" --accel "$acc" --runs "$runs" --no-report --dump "${kind%-cold}" \
+				$([[ $kind == *-cold ]] && echo --cold) \
 				>"$work/run.out" 2>&1 || { tail -3 "$work/run.out" >&2; die "--dump $kind run ($acc) failed"; }
 			r=$(newest_run "$runs")
-			[[ $(meta "$r" dump.path) == "$kind" ]] || die "--dump $kind run: dump.path is $(meta "$r" dump.path)"
-			if [[ $kind == host ]]; then
+			[[ $(meta "$r" dump.path) == "${kind%-cold}" ]] || die "--dump $kind run: dump.path is $(meta "$r" dump.path)"
+			case $kind in
+			host)
 				h+=("$(meta "$r" timings.down_to_filed_s)")
+				hd+=("$(sed -n 's/.*the host.s dump taken in \([0-9.]*\)s.*/\1/p' "$work/run.out" | tail -1)")
 				hs+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
-			else
+				;;
+			kdump)
 				k+=("$(meta "$r" timings.down_to_filed_s)")
 				ks+=("$(awk -v b="$(meta "$r" dump.vmcore_bytes)" 'BEGIN { print b / 1048576 }')")
-			fi
+				;;
+			host-cold)
+				c+=("$(meta "$r" timings.down_to_filed_s)")
+				cd+=("$(sed -n 's/.*the host.s dump taken in \([0-9.]*\)s.*/\1/p' "$work/run.out" | tail -1)")
+				;;
+			esac
 		done
 	done
 	record "dump path $acc" "panic to run filed, --dump host" s "run.json timings.down_to_filed_s" "${h[@]}"
 	record "dump path $acc" "panic to run filed, kdump" s "same run, interleaved" "${k[@]}"
 	ratio=$(awk -v a="$(stats "${h[@]}" | cut -d' ' -f2)" -v b="$(stats "${k[@]}" | cut -d' ' -f2)" 'BEGIN { printf "%.3f", a / b }')
 	record "dump path $acc" "panic to run filed, host / kdump" x "medians (goal: at most 0.3)" "$ratio"
+	record "dump path $acc" "panic to run filed, --dump host --cold" s "a booted guest: its RAM anonymous" "${c[@]}"
+	record "dump path $acc" "QEMU's dump alone, --dump host (warm)" s "restored RAM: a private file mapping" "${hd[@]}"
+	record "dump path $acc" "QEMU's dump alone, --dump host --cold" s "booted RAM: anonymous" "${cd[@]}"
 	record "dump path $acc" "vmcore, --dump host" MiB "every page, zero pages compressed (zlib)" "${hs[@]}"
 	record "dump path $acc" "vmcore, kdump" MiB "makedumpfile -d 31" "${ks[@]}"
 }
