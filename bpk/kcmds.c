@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpk kernels: the Debian kernels the archive serves and those the cache
- * holds; bpk cache prune: the cached kernels no run needs, removed. What
+ * holds; bpk cache prune: the cached kernels no run needs, and the
+ * snapshots no run will restore again, removed. What
  * the archive serves is asked of apt by appliance/debian-kernel.sh list,
  * the one place that knows the archive's names.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "bpk.h"
 #include "kernels.h"
 #include "proc.h"
+#include "snapshot.h"
 #include "record.h"
 #include "run.h"
 
@@ -291,14 +295,87 @@ static bool needed(const char *entry, char **ids, int n, const char **why)
 	return false;
 }
 
+/*
+ * The snapshots under the cache no run will restore again
+ * (snapshot_stale()), removed with their lock file; one being made (its
+ * lock held) is kept.
+ */
+static void prune_snapshots(bool dry, int *kept, int *removed, long long *freed)
+{
+	char *root = path_join(paths.cache, "snapshot");
+	char *link = path_join(paths.build, "kernel");
+	char *entry = abs_path(link);
+	struct dirent **list;
+	int n = scandir(root, &list, NULL, alphasort);
+
+	if (n < 0) {
+		if (errno != ENOENT)
+			die("%s: %s", root, strerror(errno));
+		n = 0;
+		list = NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		char *dir = path_join(root, list[i]->d_name);
+		char *lock = xasprintf("%s.lock", dir), why[1024], size[32];
+		long long bytes;
+		int lfd = -1;
+
+		if (list[i]->d_name[0] == '.' || !is_dir(dir))
+			goto next;
+		bytes = tree_bytes(dir);
+		lfd = open(lock, O_RDWR | O_CLOEXEC);
+		if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB)) {
+			printf("keep    snapshot %-35s %9s  being made\n",
+			       list[i]->d_name, mib(bytes, size, sizeof(size)));
+			++*kept;
+			goto next;
+		}
+		if (!snapshot_stale(dir, entry, why, sizeof(why))) {
+			printf("keep    snapshot %-35s %9s\n", list[i]->d_name,
+			       mib(bytes, size, sizeof(size)));
+			++*kept;
+		} else if (dry) {
+			print_line(
+				stdout,
+				"prune   snapshot %-35s %9s  %s (--dry-run: kept)",
+				list[i]->d_name, mib(bytes, size, sizeof(size)),
+				why);
+		} else {
+			const char *rm[] = { "rm", "-rf", "--", dir, NULL };
+
+			if (proc_wait_quiet(rm) || file_exists(dir))
+				die("%s: could not be removed", dir);
+			if (unlink(lock) && errno != ENOENT)
+				die("%s: %s", lock, strerror(errno));
+			print_line(stdout, "removed snapshot %-35s %9s  %s",
+				   list[i]->d_name,
+				   mib(bytes, size, sizeof(size)), why);
+			*freed += bytes > 0 ? bytes : 0;
+			++*removed;
+		}
+next:
+		if (lfd >= 0)
+			close(lfd);
+		free(lock);
+		free(dir);
+		free(list[i]);
+	}
+	free(list);
+	free(entry);
+	free(link);
+	free(root);
+}
+
 static void usage_cache(void)
 {
 	printf("usage: bpk cache prune [--dry-run]\n"
 	       "\n"
 	       "Remove the cached Debian kernels no run needs: those that neither\n"
 	       "a run under the runs dir (--runs) was booted with nor the clone's\n"
-	       "build links to. Each is named with its size; --dry-run only names\n"
-	       "them.\n");
+	       "build links to; then the snapshots no run will restore again (not\n"
+	       "whole, made by another bpk or QEMU, their kernel or root image\n"
+	       "gone or changed, a build of our kernel that is not the clone's).\n"
+	       "Each is named with its size and why; --dry-run only names them.\n");
 }
 
 int do_cache(int argc, char **argv)
@@ -330,8 +407,8 @@ int do_cache(int argc, char **argv)
 		if (errno != ENOENT)
 			die("%s: %s", root, strerror(errno));
 		printf("no cached Debian kernels (%s)\n", root);
-		free(root);
-		return 0;
+		n = 0;
+		list = NULL;
 	}
 	nids = run_ids(paths.runs, &ids);
 	for (int i = 0; i < n; i++) {
@@ -375,6 +452,7 @@ int do_cache(int argc, char **argv)
 	for (int i = 0; i < nids; i++)
 		free(ids[i]);
 	free(ids);
+	prune_snapshots(dry, &kept, &removed, &freed);
 	{
 		char f[32];
 

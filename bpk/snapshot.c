@@ -25,7 +25,7 @@
 #include "supervise.h"
 
 /* Bump when what a snapshot holds changes in a way the key does not see. */
-#define SNAPSHOT_FORMAT "bpk-snapshot-2"
+#define SNAPSHOT_FORMAT "bpk-snapshot-3"
 #define SNAPSHOT_BOOT_TIMEOUT 120
 #define MIGRATE_WAIT_MS 60000
 
@@ -307,6 +307,67 @@ out:
 	return rc;
 }
 
+/* @path's mtime, or -1 */
+static long long mtime_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_mtime;
+}
+
+int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
+		   size_t len)
+{
+	/* where our kernel's builds are cached, by their inputs */
+	char *builds = xasprintf("%s/kernel/", paths.cache);
+	char *ok = path_join(dir, "ok"),
+	     *meta = path_join(dir, "snapshot.json");
+	const char *format, *qemu, *kernel, *root;
+	long long made = mtime_of(ok);
+	json_t *j = NULL;
+	json_error_t je;
+	int stale = 1;
+
+	if (made < 0) {
+		snprintf(why, len, "not whole (no ok file)");
+		goto out;
+	}
+	j = json_load_file(meta, 0, &je);
+	if (!j) {
+		snprintf(why, len, "snapshot.json: %s", je.text);
+		goto out;
+	}
+	format = json_string_value(json_object_get(j, "format"));
+	qemu = json_string_value(json_object_get(j, "qemu"));
+	kernel = json_string_value(json_object_get(j, "kernel"));
+	root = json_string_value(json_object_get(j, "root"));
+	if (!format || strcmp(format, SNAPSHOT_FORMAT))
+		snprintf(why, len, "made by another bpk (format %s, now %s)",
+			 format ? format : "unnamed", SNAPSHOT_FORMAT);
+	else if (!qemu || strcmp(qemu, qemu_version()))
+		snprintf(why, len, "made by another QEMU (%s)",
+			 qemu ? qemu : "unnamed");
+	else if (!kernel || !root || mtime_of(kernel) < 0 || mtime_of(root) < 0)
+		snprintf(why, len, "its kernel or root image is gone (%s, %s)",
+			 kernel ? kernel : "unnamed", root ? root : "unnamed");
+	else if (mtime_of(kernel) > made || mtime_of(root) > made)
+		snprintf(why, len,
+			 "its kernel or root image changed since it was made");
+	else if (kernel_entry && !strncmp(kernel, builds, strlen(builds)) &&
+		 (strncmp(kernel, kernel_entry, strlen(kernel_entry)) ||
+		  kernel[strlen(kernel_entry)] != '/'))
+		snprintf(why, len, "its kernel is not the clone's build (%s)",
+			 kernel);
+	else
+		stale = 0;
+out:
+	free(builds);
+	json_decref(j);
+	free(ok);
+	free(meta);
+	return stale;
+}
+
 void snapshot_meta_free(struct snapshot_meta *m)
 {
 	free(m->key);
@@ -466,6 +527,7 @@ static int write_meta(const char *dir, const struct snapshot_req *req,
 		      const struct making *mk, const char *crashkernel)
 {
 	char *path = path_join(dir, "snapshot.json"), *img = abs_path(k->image);
+	char *root = abs_path(k->root_img);
 	char *ram = path_join(dir, "ram");
 	FILE *f = fopen(path, "w");
 	json_writer_t *w;
@@ -486,6 +548,10 @@ static int write_meta(const char *dir, const struct snapshot_req *req,
 	jw_string_field(w, "trigger", req->trigger ? req->trigger : "");
 	jw_string_field(w, "args", req->args ? req->args : "");
 	jw_string_field(w, "kernel", img ? img : k->image);
+	/* what bpk cache prune judges it by (the key is a digest of them) */
+	jw_string_field(w, "root", root ? root : k->root_img);
+	jw_string_field(w, "format", SNAPSHOT_FORMAT);
+	jw_string_field(w, "qemu", qemu_version());
 	jw_string_field(w, "append", append);
 	jw_bool_field(w, "hostview", req->hostview);
 	jw_seconds_field(w, "boot_to_idle_s", ms_to_s(mk->t_idle - mk->t0));
@@ -497,6 +563,7 @@ static int write_meta(const char *dir, const struct snapshot_req *req,
 	jw_end_object(w);
 	jw_destroy(&w);
 	free(img);
+	free(root);
 	free(ram);
 	free(path);
 	return fclose(f) ? -1 : 0;

@@ -54,6 +54,17 @@ struct snapshot_req {
 int snapshot_get(const struct snapshot_req *req, char **dir, char *err,
 		 size_t errlen);
 
+/*
+ * Is the snapshot in @dir one no run will restore again? 1 with the reason
+ * in @why: not whole, made by another format or QEMU, its kernel or root
+ * image gone or newer than it, or (with @kernel_entry, the clone's kernel
+ * build) a kernel build of ours that is not the clone's. 0 if it may be
+ * restored. What the key also covers (the devices, a host view's files)
+ * shows only as a snapshot no key leads to any more, which this cannot see.
+ */
+int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
+		   size_t len);
+
 /* Where @req's snapshot is or would be, made or not. */
 char *snapshot_dir(const struct snapshot_req *req);
 

@@ -195,3 +195,41 @@ got=$(BUILD=$out/no-build "$bpk" --runs "$runs" selftest 2>&1) || rc=$?
 nb=$out/no-build
 check selftest.not_built "exit $rc: ${got:-nothing}" \
 	test "$rc" = 1 -a "$got" = "FAIL build: $nb/kernel/bzImage (the ours kernel: make kernel), $nb/kernel/vmlinux (its vmlinux: make kernel), $nb/appliance/root.cpio.gz (the guest image: make appliance)" -a -z "$(find "$runs" -mindepth 1)"
+
+# --- cache prune: a snapshot no run will restore again goes, with why;
+# a current one and one being made (its lock held) stay
+pc=$out/prune-cache
+mkdir -p "$pc/snapshot" "$pc/img" "$pc/kernel/other"
+chmod 700 "$pc"
+touch "$pc/img/bzImage" "$pc/img/root.cpio.gz" "$pc/kernel/other/bzImage"
+sleep 1
+qv=$(qemu-system-x86_64 --version | head -1)
+# snap NAME FORMAT KERNEL: a whole snapshot of FORMAT booting KERNEL
+snap() {
+	mkdir -p "$pc/snapshot/$1"
+	printf '{"format": "%s", "qemu": "%s", "kernel": "%s", "root": "%s"}\n' \
+		"$2" "$qv" "$3" "$pc/img/root.cpio.gz" >"$pc/snapshot/$1/snapshot.json"
+	touch "$pc/snapshot/$1/ok"
+}
+snap current bpk-snapshot-3 "$pc/img/bzImage"
+snap old-format bpk-snapshot-2 "$pc/img/bzImage"
+snap gone bpk-snapshot-3 "$pc/img/no-such-bzImage"
+snap other-build bpk-snapshot-3 "$pc/kernel/other/bzImage"
+mkdir -p "$pc/snapshot/unfinished" "$pc/snapshot/making"
+snap changed bpk-snapshot-3 "$pc/img/bzImage"
+touch -d '-1 hour' "$pc/snapshot/changed/ok"
+exec {lk}>"$pc/snapshot/making.lock"
+flock "$lk"
+rc=0
+BPK_CACHE=$pc "$bpk" --runs "$runs" cache prune >"$out/prune.out" 2>&1 || rc=$?
+exec {lk}>&-
+check prune.exit "exit $rc: $(tail -1 "$out/prune.out")" test "$rc" = 0
+check_file_has prune.current_kept "$out/prune.out" '^keep +snapshot current '
+check_file_has prune.making_kept "$out/prune.out" '^keep +snapshot making .* being made$'
+check_file_has prune.old_format "$out/prune.out" '^removed snapshot old-format .* made by another bpk \(format bpk-snapshot-2'
+check_file_has prune.gone "$out/prune.out" '^removed snapshot gone .* its kernel or root image is gone'
+check_file_has prune.other_build "$out/prune.out" "^removed snapshot other-build .* its kernel is not the clone's build"
+check_file_has prune.unfinished "$out/prune.out" '^removed snapshot unfinished .* not whole \(no ok file\)'
+check_file_has prune.changed "$out/prune.out" '^removed snapshot changed .* changed since it was made'
+left=$(find "$pc/snapshot" -mindepth 1 -maxdepth 1 -printf '%P\n' | sort | tr '\n' ' ')
+check prune.left "left: ${left:-nothing}" test "$left" = "current making making.lock "
