@@ -236,11 +236,14 @@ char *guest_cmdline(const struct guest_params *p)
 char *control_header(const struct guest_params *p, const char *seed,
 		     size_t size)
 {
-	char *args = commas(p->args), *h, when[40] = "";
+	char *args = commas(p->args), *h, when[80] = "";
 	int n;
 
 	if (p->host_time > 0)
 		snprintf(when, sizeof(when), " time=%lld", p->host_time);
+	if (p->prog_size)
+		snprintf(when + strlen(when), sizeof(when) - strlen(when),
+			 " prog_size=%zu", p->prog_size);
 	n = asprintf(
 		&h,
 		CONTROL_PREFIX

@@ -142,6 +142,10 @@ struct guest_params {
 	const char *crashkernel; /* NULL or "none": no reservation */
 	int attempt; /* 0: not an attempt of a campaign */
 	long long host_time; /* control message: the host's clock, 0: none */
+	/* control message: a program of the user's own (--prog) follows the
+	 * workload, prog_size bytes, armed as the trigger of that name
+	 */
+	size_t prog_size;
 };
 
 /* The guest kernel's command line after GUEST_CMDLINE_BASE, malloc'd. */

@@ -2277,7 +2277,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	char *restore_err = NULL;
 	char err[ERRLEN], *cmdline = NULL, *piece, *initrd, *args;
 	char *workload_text = NULL, *hostfs_why = NULL, *dir = NULL;
-	size_t workload_len = 0;
+	size_t workload_len = 0, prog_len = 0;
+	char *prog_bytes = NULL;
 	const char *accel;
 	int rc, qrc, state_fd = -1;
 	enum collect_result crc;
@@ -2379,6 +2380,13 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		if (!workload_text)
 			usage_error("workload %s: %s", o->workload,
 				    strerror(errno));
+	}
+	/* a restored guest gets its own program with the control message */
+	if (o->prog_obj && o->restore) {
+		prog_bytes = read_file(o->prog_obj, 64 << 20, &prog_len);
+		if (!prog_bytes || !prog_len)
+			die("%s: %s", o->prog_obj,
+			    prog_bytes ? "empty" : strerror(errno));
 	}
 	if (o->host_fs == HOSTFS_ON && !hostfs_why)
 		hostfs_why = xstrdup("asked for (--host-fs on)");
@@ -2566,9 +2574,13 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		} else {
 			/* the clock as the control message leaves */
 			gp.host_time = (long long)(epoch_ms() / 1000);
+			gp.prog_size = prog_len;
 			hdr = control_header(&gp, seed, workload_len);
 			guest_control_send(&g, hdr, strlen(hdr));
 			guest_control_send(&g, workload_text, workload_len);
+			/* an own program follows the workload (bpk-lib.sh) */
+			if (prog_len)
+				guest_control_send(&g, prog_bytes, prog_len);
 			free(hdr);
 		}
 		free(seed);
@@ -2611,6 +2623,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 		free(cmdline);
 		free(initrd);
 		free(workload_text);
+		free(prog_bytes);
 		free(hostfs_why);
 		strv_free(&extra);
 		strv_free(&shares);
@@ -2813,6 +2826,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	free(args);
 	free(cmdline);
 	free(workload_text);
+	free(prog_bytes);
 	free(hostfs_why);
 	strv_free(&extra);
 	strv_free(&shares);

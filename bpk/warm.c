@@ -29,9 +29,6 @@ char *warm_hostfs_why(const struct run_opts *o)
 char *warm_refusal(const struct run_opts *o, const struct kernel_info *k)
 {
 	(void)k;
-	if (o->prog)
-		return xstrdup(
-			"--prog: the program goes into the guest's image at boot");
 	if ((o->shares.n || o->share_rw) && o->host_fs != HOSTFS_OFF)
 		return xstrdup(
 			"--share, --share-rw: the idle snapshot's QEMU shares the host's /usr only");

@@ -78,6 +78,8 @@ for kernel in ours debian; do
 		-- "${pipe_cmd[@]}" >"$out/pipe-$kernel.out" 2>&1 || rc=$?
 	run=$(latest "$runs/pipe-$kernel")
 	check "$kernel.pipe.run" "exit $rc: ${run:-no run} $(grep -m1 'error:' "$out/pipe-$kernel.out" || true)" test "$rc" = 0 -a -n "$run"
+	# restored: the program came with the control message
+	check_field_match "$kernel.pipe.warm" "${run:-/nonexistent}" guest.restored_from '/snapshot/[0-9a-f]+$'
 	fire=$(json_value "${run:-/nonexistent}/report.json" "[d['fire']['source'], d['fire']['fields']['trigger'], d['fire']['fields']['detail']]")
 	check "$kernel.pipe.record" "fire record from the dump: $fire" \
 		test "$fire" = '["drgn", "short_pipe_write", "asked=100000 wrote=65536"]'

@@ -58,6 +58,8 @@
 	BPK_PORT_STATUS=status
 	BPK_PORT_CONTROL=control
 	BPK_PORT_WORKLOAD=workload
+	# where a run's own program is (triggers/userprog.h USERPROG_DIR)
+	BPK_USERPROG_DIR=/etc/bpk/prog
 	# every state bpk_state is called with (see above)
 	BPK_STATES="booted crash-kernel-loaded host-dump-ready idle restored armed refused dry-run-done not-fired"
 }
@@ -189,6 +191,7 @@ bpk_count_ports() {
 bpk_control_receive() {
 	_bpk_handler=$1 _bpk_file=$2
 	bpk_control_hdr='' bpk_control_size='' bpk_control_got=''
+	bpk_control_prog_size='' bpk_control_trigger=''
 	bpk_control_port=''
 	bpk_find_port "$BPK_PORT_CONTROL" >/dev/null || return 1
 	bpk_control_port=$bpk_port
@@ -212,7 +215,11 @@ bpk_control_receive() {
 	for _bpk_w in $bpk_control_hdr; do
 		case $_bpk_w in
 		?*=*)
-			[ "${_bpk_w%%=*}" != size ] || bpk_control_size=${_bpk_w#*=}
+			case ${_bpk_w%%=*} in
+			size) bpk_control_size=${_bpk_w#*=} ;;
+			prog_size) bpk_control_prog_size=${_bpk_w#*=} ;;
+			trigger) bpk_control_trigger=${_bpk_w#*=} ;;
+			esac
 			"$_bpk_handler" "${_bpk_w%%=*}" "${_bpk_w#*=}"
 			;;
 		esac
@@ -224,8 +231,31 @@ bpk_control_receive() {
 		return 4
 		;;
 	esac
-	head -c "$bpk_control_size" <&3 >"$_bpk_file"
+	case $bpk_control_prog_size$bpk_control_trigger in
+	*[!0-9A-Za-z_]*)
+		exec 3<&-
+		return 6
+		;;
+	esac
+	# the workload, then a program of the run's own (the trigger of that
+	# name) when prog_size= says so: read whole as one file, split after
+	# (busybox's head may read a device beyond its count)
+	_bpk_all=$((bpk_control_size + ${bpk_control_prog_size:-0}))
+	head -c "$_bpk_all" <&3 >"$_bpk_file.all"
 	exec 3<&-
+	bpk_control_got=$(stat -c %s "$_bpk_file.all")
+	if [ "$bpk_control_got" != "$_bpk_all" ]; then
+		rm -f "$_bpk_file.all"
+		return 5
+	fi
+	if [ -n "$bpk_control_prog_size" ]; then
+		mkdir -p "$BPK_USERPROG_DIR"
+		tail -c "$bpk_control_prog_size" "$_bpk_file.all" >"$BPK_USERPROG_DIR/$bpk_control_trigger.bpf.o"
+		head -c "$bpk_control_size" "$_bpk_file.all" >"$_bpk_file"
+		rm -f "$_bpk_file.all"
+	else
+		mv "$_bpk_file.all" "$_bpk_file"
+	fi
 	bpk_control_got=$(stat -c %s "$_bpk_file")
 	[ "$bpk_control_got" = "$bpk_control_size" ] || return 5
 }

@@ -123,6 +123,17 @@ static void test_control(void)
 			   "BPK-CONTROL trigger=tracepoint args=tp=sched:sched_process_fork,comm=forker repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 softlockup_panic=1 hung_task_panic=0 panic_on_rcu_stall=1 unknown_nmi_panic=1 dump=kdump attempt=4 seed=00ff time=1796650000 size=0\n"),
 	      "%s", vis(h));
 	free(h);
+	p.trigger = "short_pipe_write";
+	p.args = "comm=python3";
+	p.panic_softlockup = p.panic_rcu = p.nmi_panic = false;
+	p.dump_host = true;
+	p.prog_size = 18446744073709551615ULL;
+	h = control_header(&p, "00ff", 7);
+	check("control.header_prog_dump_host",
+	      h && !strcmp(h,
+			   "BPK-CONTROL trigger=short_pipe_write args=comm=python3 repeat=2 dry=0 sysctl=1 panic_on_oops=1 panic_on_warn=0 softlockup_panic=0 hung_task_panic=0 panic_on_rcu_stall=0 unknown_nmi_panic=0 dump=host attempt=4 seed=00ff time=1796650000 prog_size=18446744073709551615 size=7\n"),
+	      "%s", vis(h));
+	free(h);
 }
 
 /* The records console_next_record() finds in @line, each as
