@@ -1457,9 +1457,24 @@ def load_record(run, code):
         die(str(e), code)
 
 
-def full_report(run, vmlinux=None, analyzers=None):
-    """report.py RUN [--vmlinux FILE]: report.txt and report.json, printed;
-    exit 1 naming what failed."""
+def as_filed(rec, cause):
+    """The record as bpk files it once the report is written (bpk/run.c's
+    mark_report_written, record.c's confirmed): report.json then carries
+    the final record, and no second process has to bring it up to date."""
+    rec = json.loads(json.dumps(rec))
+    rec["report"] = {**(rec.get("report") or {}), "state": "written", "error": None}
+    dump = cause.get("dump")
+    if dump in bpk_record.CAUSES and isinstance(rec.get("cause"), dict):
+        rec["cause"]["dump"] = dump
+        rec["cause"]["confirmed"] = dump == rec["cause"].get("run")
+    return rec
+
+
+def full_report(run, vmlinux=None, analyzers=None, filed=False):
+    """report.py RUN [--vmlinux FILE] [--as-filed]: report.txt and
+    report.json, printed; exit 1 naming what failed. --as-filed (bpk run):
+    report.json holds the record as bpk files it after a report that
+    worked."""
     started = now_ms()
     rec = load_record(run, 1)
     run = os.path.realpath(run)  # the toolbox binds it at this path
@@ -1528,6 +1543,8 @@ def full_report(run, vmlinux=None, analyzers=None):
         lines = [bpk_protocol.escape(ln) for ln in r.render(started, crash.ms, drgn.ms, first_look_ms)]
         r.graph = write_graph(run, r.d("waits"))
         timings["report_s"] = round((now_ms() - started) / 1000, 3)
+        if filed and not crash.error and not r.failed:
+            r.rec = as_filed(rec, r.cause)
         try:
             write(os.path.join(run, "report.json"), json.dumps(bpk_protocol.escape_deep(r.json(timings)), indent=1) + "\n")
         except ReportError as e:

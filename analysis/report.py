@@ -5,9 +5,12 @@ facts, compared, become RUN/report.txt and RUN/report.json (schema:
 analysis/report.schema.json). The work is bpk_report.py's.
 
     report.py RUN-DIR [--vmlinux FILE] [--analyzers toolbox|system]
-                                         the full report (needs RUN/vmcore):
+              [--as-filed]               the full report (needs RUN/vmcore):
                                          a first look from drgn while crash
-                                         loads, then report.txt, printed
+                                         loads, then report.txt, printed;
+                                         --as-filed: report.json holds the
+                                         record as bpk files it after a
+                                         report that worked (bpk run)
     report.py --run-only RUN-DIR         report.json of a run the report did
                                          not cover (no vmcore, interrupted):
                                          its own facts, analysis parts null
@@ -59,6 +62,7 @@ def main():
     form.add_argument("--run-only", action="store_true")
     form.add_argument("--refresh", action="store_true")
     form.add_argument("--crash-commands", action="store_true")
+    ap.add_argument("--as-filed", action="store_true")
     a = ap.parse_args()
     if a.crash_commands:
         if a.run or a.vmlinux:
@@ -67,13 +71,13 @@ def main():
         return 0
     if not a.run:
         ap.error("no RUN-DIR")
-    if (a.run_only or a.refresh) and (a.vmlinux or a.analyzers):
-        ap.error("--vmlinux and --analyzers are for the full report only")
+    if (a.run_only or a.refresh) and (a.vmlinux or a.analyzers or a.as_filed):
+        ap.error("--vmlinux, --analyzers and --as-filed are for the full report only")
     if a.run_only:
         return bpk_report.run_only(a.run)
     if a.refresh:
         return bpk_report.refresh(a.run)
-    return bpk_report.full_report(a.run, a.vmlinux, a.analyzers)
+    return bpk_report.full_report(a.run, a.vmlinux, a.analyzers, a.as_filed)
 
 
 if __name__ == "__main__":

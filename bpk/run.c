@@ -1880,21 +1880,24 @@ static char *workload_name(const struct run_opts *o)
 }
 
 /* Update a filed run's record: read, change, write whole. */
-static void record_update(const char *dir,
-			  void (*change)(struct run_record *, void *),
-			  void *arg)
+static int record_update(const char *dir,
+			 void (*change)(struct run_record *, void *), void *arg)
 {
 	struct run_record rec;
 	char err[ERRLEN];
+	int rc = 0;
 
 	if (record_read(dir, &rec, err, sizeof(err))) {
 		p_err("%s", err);
-		return;
+		return -1;
 	}
 	change(&rec, arg);
-	if (record_write(dir, &rec, err, sizeof(err)))
+	if (record_write(dir, &rec, err, sizeof(err))) {
 		p_err("%s", err);
+		rc = -1;
+	}
 	record_free(&rec);
+	return rc;
 }
 
 static void mark_report_failed(struct run_record *rec, void *arg)
@@ -2730,7 +2733,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	rc = crc == COLLECT_SUCCESS ? EXIT_OK : EXIT_FAILED;
 	{
 		char *vmcore = path_join(dir, "vmcore");
-		bool have = file_exists(vmcore);
+		bool have = file_exists(vmcore), final = false;
 		int sig;
 
 		free(vmcore);
@@ -2750,14 +2753,19 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			free(v);
 			stage_direct(&r, STAGE_REPORT,
 				     "crash and drgn reading the vmcore");
-			rrc = run_report(&r, NULL, dir, &why);
+			/* report.json is written with the record as it is
+			 * filed after a report that worked: one report
+			 * process, no --refresh after it
+			 */
+			rrc = run_report(&r, "--as-filed", dir, &why);
 			if (rrc) {
 				record_update(dir, mark_report_failed, why);
 				p_err("run filed as failed in %s: the report failed: %s",
 				      dir, why);
 				rc = EXIT_FAILED;
 			} else {
-				record_update(dir, mark_report_written, dir);
+				final = !record_update(dir, mark_report_written,
+						       dir);
 			}
 			free(why);
 		}
@@ -2775,6 +2783,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			p_info("interrupted by %s: finishing what is under way, then stopping",
 			       g.signame);
 			record_update(dir, mark_interrupted, a);
+			final = false;
 		}
 		if (o->report) {
 			char *rj = path_join(dir, "report.json");
@@ -2782,7 +2791,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 			if (!file_exists(rj)) {
 				if (run_report(&r, "--run-only", dir, NULL))
 					p_err("could not write %s", rj);
-			} else if (run_report(&r, "--refresh", dir, NULL)) {
+			} else if (!final &&
+				   run_report(&r, "--refresh", dir, NULL)) {
 				p_err("could not bring %s up to date with run.json",
 				      rj);
 			}

@@ -49,6 +49,10 @@ check_file_lacks dump_host.warm.no_capture "$warm/console.log" 'Command line:.*e
 got=$(kdump_header "$warm/vmcore")
 check dump_host.warm.vmcore "vmcore: $got; the guest's kernel: $(record_field "$warm" guest.kernel_release 2>&1 || true)" \
 	test "${got% *}" = "KDUMP $(record_field "$warm" guest.kernel_release 2>/dev/null || echo none)"
+# one report process (--as-filed): report.json's record is run.json
+same=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1] + "/report.json"))["record"] == json.load(open(sys.argv[1] + "/run.json")))' "${warm:-/nonexistent}" 2>&1 || true)
+check dump_host.warm.report_record "report.json's record is run.json: $same" test "$same" = True
+check_field dump_host.warm.report_state "$warm" report.state written
 check_file_has dump_host.warm.report_says "$warm/report.txt" "^dump: +from the host .*--dump host: the guest's pvpanic"
 fire=$(json_value "$warm/report.json" "[d['fire']['fields'][k] for k in ('trigger', 'comm', 'action')]")
 check dump_host.warm.report_fire "report.json fire.fields trigger, comm, action: $fire" \
