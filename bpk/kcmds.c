@@ -374,7 +374,8 @@ static void usage_cache(void)
 	       "a run under the runs dir (--runs) was booted with nor the clone's\n"
 	       "build links to; then the snapshots no run will restore again (not\n"
 	       "whole, made by another bpk or QEMU, their kernel or root image\n"
-	       "gone or changed, a build of our kernel that is not the clone's).\n"
+	       "gone or changed, a shared dir gone, a build of our kernel that is\n"
+	       "not the clone's).\n"
 	       "Each is named with its size and why; --dry-run only names them.\n");
 }
 

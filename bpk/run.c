@@ -653,7 +653,8 @@ static void check_restore(const struct run_opts *o, const struct kernel_info *k,
 		free(img);
 	}
 	why = warm_hostfs_why(o);
-	if (why && (o->shares.n || o->share_rw || !m.hostview))
+	/* a warm start's snapshot was made with the run's own shares */
+	if (why && ((!o->warm && (o->shares.n || o->share_rw)) || !m.hostview))
 		usage_error(
 			"--restore: the workload needs the host's file system (%s) over 9p, and QEMU cannot migrate a guest with a 9p share mounted: a snapshot with the host view only (bpk run starts warm from one), and no --share",
 			why);

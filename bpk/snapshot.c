@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,15 +97,15 @@ static char *device_list(const struct snapshot_req *req, const char *accel,
  * bytes are the same while the host's /etc files it copies are. 0, or -1
  * with the reason in @err.
  */
-static int hostview_piece(const char *path, struct strv *specs, char *err,
-			  size_t errlen)
+static int hostview_piece(const char *path, const struct run_opts *shares,
+			  struct strv *specs, char *err, size_t errlen)
 {
 	struct cpio *c = cpio_open(path, err, errlen);
 
 	if (!c)
 		return -1;
 	if (cpio_add_dir(c, "etc", 0755) || cpio_add_dir(c, "etc/bpk", 0755) ||
-	    hostfs_setup(NULL, NULL, c, specs)) {
+	    hostfs_setup(shares, NULL, c, specs)) {
 		cpio_close(c, err, errlen);
 		snprintf(err, errlen, "%s: the host view could not be made",
 			 path);
@@ -138,7 +139,7 @@ static char *hostview_temp(const struct snapshot_req *req, struct strv *specs,
 		return NULL;
 	}
 	close(fd);
-	if (hostview_piece(piece, specs, err, errlen)) {
+	if (hostview_piece(piece, req->shares, specs, err, errlen)) {
 		unlink(piece);
 		free(piece);
 		return NULL;
@@ -315,6 +316,26 @@ static long long mtime_of(const char *path)
 	return stat(path, &st) ? -1 : (long long)st.st_mtime;
 }
 
+/* A host dir the snapshot's QEMU exports that is no longer a dir, into
+ * @gone: true if there is one.
+ */
+static bool gone_share(json_t *meta, char *gone, size_t len)
+{
+	json_t *shares = json_object_get(meta, "shares"), *v;
+	size_t i;
+
+	json_array_foreach(shares, i, v)
+	{
+		const char *path = json_string_value(v);
+
+		if (path && !is_dir(path)) {
+			snprintf(gone, len, "%s", path);
+			return true;
+		}
+	}
+	return false;
+}
+
 int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
 		   size_t len)
 {
@@ -323,6 +344,7 @@ int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
 	char *ok = path_join(dir, "ok"),
 	     *meta = path_join(dir, "snapshot.json");
 	const char *format, *qemu, *kernel, *root;
+	char gone[PATH_MAX];
 	long long made = mtime_of(ok);
 	json_t *j = NULL;
 	json_error_t je;
@@ -353,6 +375,8 @@ int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
 	else if (mtime_of(kernel) > made || mtime_of(root) > made)
 		snprintf(why, len,
 			 "its kernel or root image changed since it was made");
+	else if (gone_share(j, gone, sizeof(gone)))
+		snprintf(why, len, "a directory it exports is gone (%s)", gone);
 	else if (kernel_entry && !strncmp(kernel, builds, strlen(builds)) &&
 		 (strncmp(kernel, kernel_entry, strlen(kernel_entry)) ||
 		  kernel[strlen(kernel_entry)] != '/'))
@@ -524,7 +548,8 @@ static void make_fired(struct guest *g)
 static int write_meta(const char *dir, const struct snapshot_req *req,
 		      const char *key, const char *accel,
 		      const struct kernel_info *k, const char *append,
-		      const struct making *mk, const char *crashkernel)
+		      const struct making *mk, const char *crashkernel,
+		      const struct strv *specs)
 {
 	char *path = path_join(dir, "snapshot.json"), *img = abs_path(k->image);
 	char *root = abs_path(k->root_img);
@@ -554,6 +579,16 @@ static int write_meta(const char *dir, const struct snapshot_req *req,
 	jw_string_field(w, "qemu", qemu_version());
 	jw_string_field(w, "append", append);
 	jw_bool_field(w, "hostview", req->hostview);
+	/* the host dirs its QEMU exports ("TAG\tro|rw\tPATH" specs) */
+	jw_name(w, "shares");
+	jw_start_array(w);
+	for (int i = 0; i < specs->n; i++) {
+		const char *path = strchr(specs->v[i], '\t');
+
+		path = path ? strchr(path + 1, '\t') : NULL;
+		jw_string(w, path ? path + 1 : specs->v[i]);
+	}
+	jw_end_array(w);
 	jw_seconds_field(w, "boot_to_idle_s", ms_to_s(mk->t_idle - mk->t0));
 	jw_seconds_field(w, "save_s", ms_to_s(mk->t_saved - mk->t_idle));
 	jw_uint_field(w, "state_bytes", mk->state_bytes);
@@ -776,7 +811,7 @@ int snapshot_get(const struct snapshot_req *req, char **dirp, char *err,
 			goto unlock;
 	}
 	if (write_meta(dir, req, key, accel, k, append, &mk,
-		       k->default_crashkernel)) {
+		       k->default_crashkernel, &specs)) {
 		snprintf(err, errlen, "%s/snapshot.json: %s", dir,
 			 strerror(errno));
 		goto unlock;

@@ -44,6 +44,10 @@ struct snapshot_req {
 	 * mounted after each restore: no --share
 	 */
 	bool hostview;
+	/* with the host view: the run whose --share and --share-rw its QEMU
+	 * exports too (NULL: the host's /usr alone)
+	 */
+	const struct run_opts *shares;
 	bool quiet;
 };
 
@@ -57,8 +61,9 @@ int snapshot_get(const struct snapshot_req *req, char **dir, char *err,
 /*
  * Is the snapshot in @dir one no run will restore again? 1 with the reason
  * in @why: not whole, made by another format or QEMU, its kernel or root
- * image gone or newer than it, or (with @kernel_entry, the clone's kernel
- * build) a kernel build of ours that is not the clone's. 0 if it may be
+ * image gone or newer than it, a host dir it exports gone, or (with
+ * @kernel_entry, the clone's kernel build) a kernel build of ours that is
+ * not the clone's. 0 if it may be
  * restored. What the key also covers (the devices, a host view's files)
  * shows only as a snapshot no key leads to any more, which this cannot see.
  */

@@ -29,9 +29,6 @@ char *warm_hostfs_why(const struct run_opts *o)
 char *warm_refusal(const struct run_opts *o, const struct kernel_info *k)
 {
 	(void)k;
-	if ((o->shares.n || o->share_rw) && o->host_fs != HOSTFS_OFF)
-		return xstrdup(
-			"--share, --share-rw: the idle snapshot's QEMU shares the host's /usr only");
 	if (o->append)
 		return xstrdup(
 			"--append: words for the first kernel's command line at boot");
@@ -77,6 +74,8 @@ void warm_choose(struct run_opts *o, const struct kernel_info *k)
 	req.k = k;
 	why = warm_hostfs_why(o);
 	req.hostview = why != NULL;
+	/* its --share and --share-rw: a snapshot of their own */
+	req.shares = o;
 	free(why);
 	/* refused later, as bad input: nothing is made for it */
 	if (req.hostview && k->no_hostfs) {

@@ -221,7 +221,9 @@ if [[ -n ${tasks_run:-} && -s $tasks_run/vmcore ]]; then
 		test "$(sections "$cut")" = "1 Cause, 1 Fire record" -a "$(grep -cx '   comm=bpk-demo' <<<"$rec")" = 1 -a \
 		"$(grep -c "^   crash's decode: not available" <<<"$rec")" = 1
 	# drgn cannot: VMCOREINFO's KERNELOFFSET renamed (crash finds the KASLR
-	# offset itself with --kaslr=auto; drgn needs it)
+	# offset itself with --kaslr=auto; drgn needs it), in the dump's note
+	# and in the kernel's own copy where makedumpfile kept its page
+	# uncompressed
 	noko=$out/noko/$(basename "$tasks_run")
 	mkdir -p "$noko"
 	cp "$tasks_run/run.json" "$noko/"
@@ -229,7 +231,7 @@ if [[ -n ${tasks_run:-} && -s $tasks_run/vmcore ]]; then
 b = open(sys.argv[1], "rb").read()
 n = b.count(b"\nKERNELOFFSET=")
 open(sys.argv[2], "wb").write(b.replace(b"\nKERNELOFFSET=", b"\nXERNELOFFSET="))
-sys.exit(n != 1)' "$tasks_run/vmcore" "$noko/vmcore" || fail noko.patch "KERNELOFFSET= not found once in the vmcore"
+sys.exit(n < 1)' "$tasks_run/vmcore" "$noko/vmcore" || fail noko.patch "KERNELOFFSET= not found in the vmcore"
 	rc=0
 	analysis/report.py "$noko" >"$out/noko.out" 2>&1 || rc=$?
 	check noko.drgn_failed_said "exit $rc: $(grep -m1 '^== drgn part' "$noko/report.txt" 2>/dev/null || echo 'not said')" \

@@ -73,6 +73,8 @@ for case in abba chain sem page more; do
 		continue
 	fi
 	pass "$kernel.$case.run" "$run"
+	# restored from the snapshot with the module's share
+	check_field_match "$kernel.$case.warm" "$run" guest.restored_from '/snapshot/[0-9a-f]+$'
 	hung=$(json_value "$run/report.json" "next((n['pid'] for n in d['tasks']['named'] if n['role'] == 'hung'), None)")
 	case $case in
 	abba)

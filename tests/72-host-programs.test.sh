@@ -95,6 +95,8 @@ else
 		check "host.erofs.$what" "${line:-no erofs: $what line in $r/workload.log}" \
 			grep -q "^erofs: $what .* EROFS$" <<<"$line"
 	done
+	# restored from a snapshot whose QEMU exports the two shares too
+	check_field_match host.erofs.warm "$r" guest.restored_from '/snapshot/[0-9a-f]+$'
 	line=$(grep -m1 '^erofs: remount rw ' "$r/workload.log" || true)
 	check host.erofs.guest_remounted_rw "${line:-no remount line}" grep -q ' exited 0$' <<<"$line"
 	line=$(grep -m1 '^erofs: ro-read ' "$r/workload.log" || true)
