@@ -24,7 +24,7 @@ from drgn.helpers.linux.bpf import (
     bpf_map_for_each,
     bpf_prog_for_each,
 )
-from drgn.helpers.linux.cpumask import for_each_online_cpu
+from drgn.helpers.linux.cpumask import for_each_present_cpu
 from drgn.helpers.linux.percpu import percpu_counter_sum
 from drgn.helpers.linux.fs import d_path, for_each_file
 from drgn.helpers.linux.list import list_first_entry, list_for_each_entry
@@ -240,13 +240,15 @@ def enum_name(obj, prefix=""):
 
 
 def _running(prog):
-    """{task address: cpu} of the task executing on each online CPU: the
+    """{task address: cpu} of the task executing on each present CPU: the
     per-CPU current_task (x86 6.1; pcpu_hot from 6.2), which is what
     `current` is. rq->curr is not: sched_switch's tracepoint (where
     runq_latency fires) runs after rq->curr became the next task, still
-    on the previous one's stack."""
+    on the previous one's stack. Present, not online: a panic without a
+    crash kernel (--dump host) stops the other CPUs by taking them
+    offline, and what they ran is still theirs."""
     out = {}
-    for cpu in for_each_online_cpu(prog):
+    for cpu in for_each_present_cpu(prog):
         if "current_task" in prog:
             cur = per_cpu(prog["current_task"], cpu)
         elif "pcpu_hot" in prog:
@@ -258,9 +260,10 @@ def _running(prog):
 
 
 def task_objects(prog):
-    """Every task: the idle task of each online CPU (pid 0, not in the pid
-    hash), then every task the pid hash knows, threads included."""
-    for cpu in for_each_online_cpu(prog):
+    """Every task: the idle task of each present CPU (pid 0, not in the pid
+    hash; one that panic() took offline has it still, and crash counts
+    it), then every task the pid hash knows, threads included."""
+    for cpu in for_each_present_cpu(prog):
         yield idle_task(prog, cpu)
     yield from for_each_task(prog)
 
