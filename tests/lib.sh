@@ -156,7 +156,9 @@ armed() { grep -qs '^BPK-STATE armed' "$1"/.staging-*/results.txt; }
 qemu_on() {
 	local d=${1%/console.log}
 	[[ -n $d ]] || { echo "qemu_on: no directory given" >&2; return 1; }
-	pgrep -f -- "guest=bpk:$d" || true
+	# QEMU's own command line only: a pgrep of the watcher (watch_qemu)
+	# that outlives its shell for a moment has the pattern in its own
+	pgrep -f -- "^qemu-system-[^ ]* .*guest=bpk:$d" || true
 }
 
 # watch_qemu DIR: look for QEMU under DIR (qemu_on) every 0.2 s in the
