@@ -2266,6 +2266,34 @@ void run_caps(struct guest *g, long long mem, long long log_cap)
 	g->cap[S_DUMP] = (uint64_t)(mem + DUMP_SLACK);
 }
 
+/* What the guest is told of @o, on its command line when it boots
+ * (guest_cmdline) or over the control port when it is restored
+ * (control_header), each taking its own part; @args: the trigger's
+ * "k=v k=v".
+ */
+static void guest_params_of(const struct run_opts *o, const char *args,
+			    struct guest_params *gp)
+{
+	gp->trigger = o->trigger;
+	gp->args = args;
+	gp->repeat = o->repeat;
+	gp->dry = o->dry_run;
+	gp->capture_append = o->capture_append;
+	gp->kexec_checks = o->kexec_checks;
+	gp->append = o->append;
+	gp->sysctl = o->sysctl;
+	gp->reservation_check = o->reservation_check;
+	gp->panic_on_oops = o->panic_on_oops;
+	gp->panic_on_warn = o->panic_on_warn;
+	gp->panic_softlockup = o->panic_softlockup;
+	gp->panic_hung = o->panic_hung;
+	gp->panic_rcu = o->panic_rcu;
+	gp->nmi_panic = o->stall_s > 0;
+	gp->dump_host = o->dump_host;
+	gp->crashkernel = o->crashkernel;
+	gp->attempt = o->attempt;
+}
+
 int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 {
 	struct run_state r = { .o = o, .k = k, .host_dump_s = -1 };
@@ -2449,25 +2477,8 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 				 sizeof(err)))
 			die("%s", err);
 		free(piece);
-		gp.trigger = o->trigger;
-		gp.args = args;
-		gp.repeat = o->repeat;
-		gp.dry = o->dry_run;
-		gp.capture_append = o->capture_append;
-		gp.kexec_checks = o->kexec_checks;
-		gp.append = o->append;
-		gp.sysctl = o->sysctl;
-		gp.reservation_check = o->reservation_check;
-		gp.panic_on_oops = o->panic_on_oops;
-		gp.panic_on_warn = o->panic_on_warn;
-		gp.panic_softlockup = o->panic_softlockup;
-		gp.panic_hung = o->panic_hung;
-		gp.panic_rcu = o->panic_rcu;
-		gp.nmi_panic = o->stall_s > 0;
-		gp.dump_host = o->dump_host;
-		gp.crashkernel = o->crashkernel;
+		guest_params_of(o, args, &gp);
 		gp.preinit = k->preinit || hostfs_why;
-		gp.attempt = o->attempt;
 		cmdline = guest_cmdline(&gp);
 	}
 	/* --- the guest */
@@ -2555,19 +2566,7 @@ int run_execute(struct run_opts *o, struct kernel_info *k, char **run_dir)
 	if (o->restore) {
 		char *seed = random_hex(), *hdr;
 
-		gp.trigger = o->trigger;
-		gp.args = args;
-		gp.repeat = o->repeat;
-		gp.dry = o->dry_run;
-		gp.sysctl = o->sysctl;
-		gp.panic_on_oops = o->panic_on_oops;
-		gp.panic_on_warn = o->panic_on_warn;
-		gp.panic_softlockup = o->panic_softlockup;
-		gp.panic_hung = o->panic_hung;
-		gp.panic_rcu = o->panic_rcu;
-		gp.nmi_panic = o->stall_s > 0;
-		gp.dump_host = o->dump_host;
-		gp.attempt = o->attempt;
+		guest_params_of(o, args, &gp);
 		struct qmp *q = run_qmp(&g, err, sizeof(err));
 
 		if (!q || snapshot_restore(q, g.keep_extra, &restore_s, err,

@@ -345,7 +345,7 @@ int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
 	     *meta = path_join(dir, "snapshot.json");
 	const char *format, *qemu, *kernel, *root;
 	char gone[PATH_MAX];
-	long long made = mtime_of(ok);
+	long long made = mtime_of(ok), kt, rt;
 	json_t *j = NULL;
 	json_error_t je;
 	int stale = 1;
@@ -363,16 +363,18 @@ int snapshot_stale(const char *dir, const char *kernel_entry, char *why,
 	qemu = json_string_value(json_object_get(j, "qemu"));
 	kernel = json_string_value(json_object_get(j, "kernel"));
 	root = json_string_value(json_object_get(j, "root"));
+	kt = kernel ? mtime_of(kernel) : -1;
+	rt = root ? mtime_of(root) : -1;
 	if (!format || strcmp(format, SNAPSHOT_FORMAT))
 		snprintf(why, len, "made by another bpk (format %s, now %s)",
 			 format ? format : "unnamed", SNAPSHOT_FORMAT);
 	else if (!qemu || strcmp(qemu, qemu_version()))
 		snprintf(why, len, "made by another QEMU (%s)",
 			 qemu ? qemu : "unnamed");
-	else if (!kernel || !root || mtime_of(kernel) < 0 || mtime_of(root) < 0)
+	else if (kt < 0 || rt < 0)
 		snprintf(why, len, "its kernel or root image is gone (%s, %s)",
 			 kernel ? kernel : "unnamed", root ? root : "unnamed");
-	else if (mtime_of(kernel) > made || mtime_of(root) > made)
+	else if (kt > made || rt > made)
 		snprintf(why, len,
 			 "its kernel or root image changed since it was made");
 	else if (gone_share(j, gone, sizeof(gone)))

@@ -555,15 +555,35 @@ static void capture_watch(struct guest *g)
 		pvpanic_watch(g, true);
 		return;
 	}
-	if (g->capture_fd < 0 || g->capture_watching || g->dump_host)
+	if (g->capture_fd < 0 || g->capture_watching)
 		return;
 	g->capture_watching = true;
 	rearm(g->capture_fd, CAPTURE_SILENCE_MS);
 }
 
+/* The host's dump of the guest (hooks.capture_dead), for the reason in
+ * g->host_dump_why, which says too when it failed; then QEMU is stopped.
+ */
+static void host_dump(struct guest *g)
+{
+	char err[512];
+
+	if (g->hooks.capture_dead(g, g->host_dump_why, err, sizeof(err))) {
+		char why[sizeof(g->host_dump_why)];
+
+		snprintf(why, sizeof(why), "%s", g->host_dump_why);
+		snprintf(g->host_dump_why, sizeof(g->host_dump_why),
+			 "%.300s; the host's dump failed: %.300s", why, err);
+		p_err("%s", g->host_dump_why);
+	} else {
+		g->host_dumped = true;
+	}
+	guest_stop(g, 0, g->host_dump_why);
+}
+
 static void on_capture_dead(struct guest *g)
 {
-	char err[512], shown[300];
+	char shown[300];
 
 	g->capture_watching = false;
 	if (g->capture_panic_seen) {
@@ -578,17 +598,7 @@ static void on_capture_dead(struct guest *g)
 			CAPTURE_SILENCE_MS / 1000);
 	}
 	p_info("%s: the host takes the dump", g->host_dump_why);
-	if (g->hooks.capture_dead(g, g->host_dump_why, err, sizeof(err))) {
-		char why[sizeof(g->host_dump_why)];
-
-		snprintf(why, sizeof(why), "%s", g->host_dump_why);
-		snprintf(g->host_dump_why, sizeof(g->host_dump_why),
-			 "%.300s; the host's dump failed: %.300s", why, err);
-		p_err("%s", g->host_dump_why);
-	} else {
-		g->host_dumped = true;
-	}
-	guest_stop(g, 0, g->host_dump_why);
+	host_dump(g);
 }
 
 /*
@@ -639,17 +649,7 @@ static void on_pvpanic_poll(struct guest *g)
 			escape_into(shown, sizeof(shown), err, strlen(err)));
 	p_info("%s", g->host_dump_why);
 	set_stage(g, STAGE_DUMP, "the host is dumping the guest (--dump host)");
-	if (g->hooks.capture_dead(g, g->host_dump_why, err, sizeof(err))) {
-		char why[sizeof(g->host_dump_why)];
-
-		snprintf(why, sizeof(why), "%s", g->host_dump_why);
-		snprintf(g->host_dump_why, sizeof(g->host_dump_why),
-			 "%.300s; the host's dump failed: %.300s", why, err);
-		p_err("%s", g->host_dump_why);
-	} else {
-		g->host_dumped = true;
-	}
-	guest_stop(g, 0, g->host_dump_why);
+	host_dump(g);
 }
 
 /*
