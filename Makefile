@@ -246,7 +246,7 @@ $(BUILD)/examples/%: triggers/examples/%.c
 
 # --- the appliance guest: kdump initramfs (dracut) and root initramfs
 AB := $(BUILD)/appliance
-MAKEDUMPFILE_OPTS ?= -l -d 31
+MAKEDUMPFILE_OPTS ?= -d 31
 KDUMP_IMG := $(AB)/kdump.img
 ROOT_IMG := $(AB)/root.cpio.gz
 .PHONY: appliance

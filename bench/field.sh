@@ -52,7 +52,7 @@ field_loop() {
 	record "field $kernel" "QEMU start to trigger armed" s "guest uptime" "${boot[@]}"
 	record "field $kernel" "fire to report ready" s "host clock from 'armed' + armed-to-panic" "${f2r[@]}"
 	record "field $kernel" "total, command to report" s "wall" "${total[@]}"
-	record "field $kernel" "vmcore, idle 1 GiB guest" MiB "makedumpfile -l -d 31" "${vmcore[@]}"
+	record "field $kernel" "vmcore, idle 1 GiB guest" MiB "makedumpfile $(meta "$r" dump.makedumpfile_opts)" "${vmcore[@]}"
 }
 
 field_bench() {

@@ -224,7 +224,7 @@ appliance/mkkdump.sh "$out/kdump.img" "$opts" >"$out/mkkdump.out" 2>&1 || rc=$?
 if ((rc != 0)); then
 	fail mkkdump.opts_verbatim "mkkdump.sh exited $rc: $(tail -1 "$out/mkkdump.out")"
 else
-	(cd "$out" && zcat kdump.img | cpio -i --quiet --to-stdout etc/bpk-kdump.conf >"$out/bpk-kdump.conf")
+	(cd "$out" && cpio -i --quiet --to-stdout etc/bpk-kdump.conf <kdump.img >"$out/bpk-kdump.conf")
 	# sourced as the capture step sources it: by busybox sh
 	# shellcheck disable=SC2016 # $1 and the variable are the inner shell's
 	got=$(busybox sh -c '. "$1" && printf "%s" "${MAKEDUMPFILE_OPTS-unset}"' sh "$out/bpk-kdump.conf") ||

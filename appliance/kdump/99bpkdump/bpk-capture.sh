@@ -14,7 +14,7 @@
 # (docs/guest-protocol.md); bpk-init.sh has sourced it already
 # shellcheck source=../../guest/bpk-lib.sh
 [ -n "${bpk_lib_loaded:-}" ] || . /usr/lib/bpk/bpk-lib.sh
-: "${MAKEDUMPFILE_OPTS:=-l -d 31}"
+: "${MAKEDUMPFILE_OPTS:=-d 31}"
 t_start="" t_dmesg="" t_dump=""
 
 log() { echo "bpk-capture: $*" >/dev/console; }
