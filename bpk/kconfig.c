@@ -22,8 +22,8 @@ struct need {
 static const struct need needs[] = {
 	{ "CONFIG_BLK_DEV_INITRD", NULL, "the guest's root is an initramfs",
 	  false },
-	{ "CONFIG_RD_GZIP", NULL,
-	  "the root initramfs is gzip-compressed", false },
+	{ "CONFIG_RD_GZIP", NULL, "the root initramfs is gzip-compressed",
+	  false },
 	{ "CONFIG_DEVTMPFS", NULL, "the guest's /init mounts /dev as devtmpfs",
 	  false },
 	{ "CONFIG_TMPFS", NULL, "the guest's /init mounts /tmp as tmpfs",
