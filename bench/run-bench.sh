@@ -6,8 +6,10 @@
 # Environment: BENCH_ROUNDS (3) repeats of each measurement; BENCH_COLD=1
 # also times a cold kernel build (about 5 min) in a scratch cache;
 # BENCH_ACCEL (tcg: KVM hangs on these machines, see README);
-# BENCH_SECTIONS (build loop dump scaling cost memory field campaign prog hangs) to run only
-# some; BENCH_ATTEMPTS (6) attempts per campaign of the campaign section.
+# BENCH_SECTIONS (goals build loop dump scaling cost memory field campaign prog hangs) to
+# run only some; BENCH_ATTEMPTS (6) attempts per campaign of the campaign
+# and goals sections; BENCH_BASELINE (HEAD~1, or none) the commit the goals
+# section measures beside this build (bench/goals.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +22,7 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 rounds=${BENCH_ROUNDS:-3}
 accel=${BENCH_ACCEL:-tcg}
-sections=${BENCH_SECTIONS:-build loop dump scaling cost memory field campaign prog hangs}
+sections=${BENCH_SECTIONS:-goals build loop dump scaling cost memory field campaign prog hangs}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ROUNDS '$rounds' is not a number >= 1"
 mkdir -p "$here/results"
 results=$here/results/$(date -u +%Y%m%dT%H%M%SZ).tsv
@@ -49,6 +51,17 @@ time_ms() {
 }
 
 want() { [[ " $sections " == *" $1 "* ]]; }
+
+# --- 0. the speed goals, beside a baseline commit's build
+if want goals; then
+	step "goals ($accel)"
+	# shellcheck source=campaign.sh
+	. "$here/campaign.sh"
+	# shellcheck source=goals.sh
+	. "$here/goals.sh"
+	goals_bench
+	step_done ""
+fi
 
 # --- 1. builds
 if want build; then
