@@ -26,8 +26,28 @@ campaign_rec() {
 	for f in "$1"/attempts/*/attempt.json; do jfield "$f" "$2"; done | grep .
 }
 
+# never_campaign LABEL DIR ATTEMPTS JOBS FRESH BPK...: a campaign of
+# ATTEMPTS attempts of a reproducer that never fires (tests/campaign/
+# never.sh), --fresh if FRESH is 1, run by the bpk command line BPK... and
+# filed under DIR; it must end as such a campaign does (exit 1, every
+# attempt ran out), or the bench stops. Sets never_camp to its directory.
+never_campaign() {
+	local label=$1 dir=$2 attempts=$3 jobs=$4 fresh=() rc=0
+	if [[ $5 == 1 ]]; then fresh=(--fresh); fi
+	shift 5
+	mkdir -p "$dir"
+	"$@" --runs "$dir" campaign syscall_errno syscall=openat errno=ENOSPC --attempts "$attempts" \
+		--jobs "$jobs" "${fresh[@]}" --workload "$top/tests/campaign/never.sh" --timeout 300 \
+		>"$work/campaign.out" 2>&1 || rc=$?
+	never_camp=$(find "$dir" -mindepth 1 -maxdepth 1 -name 'campaign-*' | sort | tail -1)
+	if ((rc != 1)) || [[ -z $never_camp || $(jfield "$never_camp/campaign.json" ran_out) != "$attempts" ]]; then
+		tail -3 "$work/campaign.out" >&2
+		die "$label: exit $rc, not $attempts attempts that ran out"
+	fi
+}
+
 campaign_bench() {
-	local attempts=${BENCH_ATTEMPTS:-6} cache=$work/snapshot-cache snap kind jobs camp v rc fresh
+	local attempts=${BENCH_ATTEMPTS:-6} cache=$work/snapshot-cache snap kind jobs camp v
 	[[ $attempts =~ ^[1-9][0-9]*$ ]] || bad_input "BENCH_ATTEMPTS '$attempts' is not a number >= 1"
 	snap=$(BPK_CACHE=$cache BPK_ACCEL=$accel "$bpk" snapshot --quiet) || die "the armed snapshot could not be made"
 	m() { jfield "$snap/snapshot.json" "$1"; }
@@ -36,19 +56,10 @@ campaign_bench() {
 	record campaign "snapshot: state file" KiB "" "$(($(m state_bytes) / 1024))"
 	record campaign "snapshot: RAM file allocated" MiB "1 GiB guest, sparse" "$(($(m ram_bytes) / 1048576))"
 	for kind in fresh snapshot; do
-		fresh=()
-		[[ $kind == snapshot ]] || fresh=(--fresh)
 		for jobs in 1 2; do
-			rc=0
-			BPK_CACHE=$cache BPK_ACCEL=$accel "$bpk" --runs "$work/campaign-$kind-$jobs" campaign syscall_errno \
-				syscall=openat errno=ENOSPC --attempts "$attempts" --jobs "$jobs" "${fresh[@]}" \
-				--workload "$top/tests/campaign/never.sh" --timeout 300 \
-				>"$work/campaign.out" 2>&1 || rc=$?
-			camp=$(find "$work/campaign-$kind-$jobs" -mindepth 1 -maxdepth 1 -name 'campaign-*' | tail -1)
-			if ((rc != 1)) || [[ -z $camp || $(jfield "$camp/campaign.json" ran_out) != "$attempts" ]]; then
-				tail -3 "$work/campaign.out" >&2
-				die "campaign bench ($kind, --jobs $jobs): exit $rc, not $attempts attempts that ran out"
-			fi
+			never_campaign "campaign bench ($kind, --jobs $jobs)" "$work/campaign-$kind-$jobs" "$attempts" "$jobs" \
+				"$([[ $kind == fresh ]] && echo 1 || echo 0)" env BPK_CACHE="$cache" BPK_ACCEL="$accel" "$bpk"
+			camp=$never_camp
 			record campaign "attempts per minute, $kind, --jobs $jobs" "/min" "$attempts attempts that ran out" \
 				"$(jfield "$camp/campaign.json" attempts_per_minute)"
 			if ((jobs == 1)); then
